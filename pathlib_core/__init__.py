@@ -1,0 +1,35 @@
+"""pathlib_core: exact solution paths for large-margin learning.
+
+The shared engine of the compendium *Solution paths for large-margin learning*.
+Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
+
+- :mod:`pathlib_core.path`      -- :class:`Path` and :class:`Event`, the one result type
+- :mod:`pathlib_core.kkt`       -- residuals of QP / LP optimality conditions
+- :mod:`pathlib_core.qp`        -- small dense QPs (active set) and a cvxpy reference solve
+- :mod:`pathlib_core.homotopy`  -- piecewise-linear paths of parametric QPs
+- :mod:`pathlib_core.odepath`   -- piecewise-smooth paths by ODE integration
+- :mod:`pathlib_core.kernels`   -- linear, RBF, ARD-RBF kernels and the conformal transform
+- :mod:`pathlib_core.datasets`  -- the offline dataset registry, splits and label noise
+- :mod:`pathlib_core.plotting`  -- deterministic figures
+- :mod:`pathlib_core.results`   -- per-notebook results and scoreboard rows
+- :mod:`pathlib_core.svm`, :mod:`pathlib_core.lasso` -- the primer's two classic paths
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+_SUBMODULES = {
+    "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting",
+    "results", "svm", "lasso", "runner",
+}
+
+__all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return import_module(f"{__name__}.{name}")
+    if name in {"Path", "Event"}:
+        return getattr(import_module(f"{__name__}.path"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,118 @@
+"""Input validation at the public edge.
+
+Every public function of :mod:`pathlib_core` validates its arguments with these helpers, so
+that bad input raises a :class:`ValueError` that names the argument and says what was
+expected. Internal functions trust their inputs.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "as_matrix",
+    "as_vector",
+    "as_kernel",
+    "as_binary_labels",
+    "positive_scalar",
+    "finite_scalar",
+    "check_choice",
+]
+
+
+def _check_finite(arr: np.ndarray, name: str) -> None:
+    if not np.all(np.isfinite(arr)):
+        n_bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} must contain only finite values; found {n_bad} NaN/inf")
+
+
+def as_matrix(X, name: str = "X", *, min_rows: int = 1, min_cols: int = 1) -> np.ndarray:
+    """Return ``X`` as a finite 2-D float array, or raise ``ValueError`` naming ``name``."""
+    try:
+        arr = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric 2-D array; got {type(X).__name__}") from exc
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D; got an array of shape {arr.shape}")
+    if arr.shape[0] < min_rows or arr.shape[1] < min_cols:
+        raise ValueError(
+            f"{name} must have at least {min_rows} row(s) and {min_cols} column(s); "
+            f"got shape {arr.shape}"
+        )
+    _check_finite(arr, name)
+    return arr
+
+
+def as_vector(v, name: str, *, length: int | None = None, length_of: str = "") -> np.ndarray:
+    """Return ``v`` as a finite 1-D float array (optionally of a given length)."""
+    try:
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric 1-D array; got {type(v).__name__}") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    if length is not None and arr.shape[0] != length:
+        what = f" (the number of rows of {length_of})" if length_of else ""
+        raise ValueError(f"{name} must have length {length}{what}; got {arr.shape[0]}")
+    _check_finite(arr, name)
+    return arr
+
+
+def as_kernel(K, name: str = "K", *, symmetric_tol: float = 1e-8) -> np.ndarray:
+    """Return ``K`` as a finite, square, symmetric float matrix.
+
+    Symmetry is checked relative to the largest absolute entry; the returned matrix is
+    exactly symmetrized, ``(K + K') / 2``.
+    """
+    arr = as_matrix(K, name)
+    if arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"{name} must be a square kernel matrix; got shape {arr.shape}")
+    scale = max(1.0, float(np.max(np.abs(arr))))
+    asym = float(np.max(np.abs(arr - arr.T)))
+    if asym > symmetric_tol * scale:
+        raise ValueError(
+            f"{name} must be symmetric; largest |K - K'| entry is {asym:.3g} "
+            f"(tolerance {symmetric_tol:g} x max|K|)"
+        )
+    return 0.5 * (arr + arr.T)
+
+
+def as_binary_labels(y, name: str = "y", *, length: int | None = None,
+                     length_of: str = "") -> np.ndarray:
+    """Return labels in {-1, +1} as a float array; both classes must be present."""
+    arr = as_vector(y, name, length=length, length_of=length_of)
+    values = set(np.unique(arr).tolist())
+    if not values <= {-1.0, 1.0}:
+        bad = sorted(values - {-1.0, 1.0})[:5]
+        raise ValueError(f"{name} must contain only -1 and +1; found {bad}")
+    if len(values) < 2:
+        raise ValueError(f"{name} must contain both classes -1 and +1; found only {values}")
+    return arr
+
+
+def finite_scalar(x, name: str) -> float:
+    """Return ``x`` as a finite float."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real | np.floating | np.integer):
+        raise ValueError(f"{name} must be a real number; got {x!r}")
+    val = float(x)
+    if not np.isfinite(val):
+        raise ValueError(f"{name} must be finite; got {val}")
+    return val
+
+
+def positive_scalar(x, name: str, *, allow_zero: bool = False) -> float:
+    """Return ``x`` as a finite float that is > 0 (or >= 0 with ``allow_zero``)."""
+    val = finite_scalar(x, name)
+    if val < 0 or (val == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound}; got {val}")
+    return val
+
+
+def check_choice(value, name: str, choices) -> str:
+    """Return ``value`` if it is one of ``choices``; otherwise list the valid choices."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}; got {value!r}")
+    return value

@@ -1,0 +1,182 @@
+"""Open every page of the built book in headless Chromium and check that it reads.
+
+    python scripts/check_browser.py book/_build/html --screenshots build/screenshots
+
+For each HTML page listed in the book's navigation (every chapter and generated page), the
+page is served from a local HTTP server on 127.0.0.1 and loaded in headless Chromium
+(Debian's ``chromium`` and ``chromium-driver`` packages, driven by Selenium with an explicit
+driver path so that nothing is downloaded). A page fails when
+
+- it does not load (HTTP error, timeout);
+- the browser console reports an error (``SEVERE`` log entries), e.g. a missing script or
+  font, or a request that left the machine;
+- MathJax did not typeset it: raw TeX delimiters (``$$``, ``\\[``, ``\\(``, ``\\begin{``)
+  remain in the visible text, or MathJax failed to start;
+- an image is broken (``naturalWidth == 0``).
+
+A screenshot of each page is saved. Exit status 0 only if every page passes; where Chromium
+or its driver is missing the script says what to install and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import re
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+DRIVER_CANDIDATES = ("/usr/bin/chromedriver",)
+RAW_TEX = re.compile(r"(\$\$|\\\[|\\\(|\\begin\{)")
+
+
+def _find(cands, name):
+    for c in cands:
+        if Path(c).exists():
+            return c
+    return shutil.which(name)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # silence the per-request log
+        pass
+
+
+def _serve(root: Path):
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    return httpd
+
+
+def _pages(root: Path) -> list[str]:
+    pages = []
+    for p in sorted(root.rglob("*.html")):
+        rel = p.relative_to(root).as_posix()
+        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in {"search.html",
+                                                                         "genindex.html"}:
+            continue
+        pages.append(rel)
+    return pages
+
+
+def _make_driver(chromium: str, driver_path: str):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                 "--window-size=1280,1600"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=driver_path), options=opts)
+
+
+_WAIT_MATHJAX = """
+const done = arguments[arguments.length - 1];
+const t0 = Date.now();
+function poll() {
+  if (document.readyState !== 'complete') { return setTimeout(poll, 50); }
+  const mj = window.MathJax;
+  const hasMath = document.querySelector('.math, .MathJax, mjx-container, div.math') !== null;
+  if (!hasMath) { return done({mathjax: 'no math'}); }
+  if (mj && mj.startup && mj.startup.promise) {
+    mj.startup.promise.then(() => done({mathjax: 'ok'}))
+                      .catch(e => done({mathjax: 'error: ' + e}));
+    return;
+  }
+  if (Date.now() - t0 > 15000) { return done({mathjax: 'MathJax did not load'}); }
+  setTimeout(poll, 100);
+}
+poll();
+"""
+
+
+def check_page(driver, base: str, rel: str, shots: Path) -> list[str]:
+    problems = []
+    driver.get(f"{base}/{rel}")
+    state = driver.execute_async_script(_WAIT_MATHJAX)
+    if state.get("mathjax", "").startswith(("error", "MathJax did not")):
+        problems.append(f"MathJax: {state['mathjax']}")
+    title = driver.title or ""
+    if "404" in title or "Error" in title:
+        problems.append(f"page title {title!r}")
+    text = driver.execute_script(
+        "const m = document.querySelector('main') || document.body; return m.innerText;")
+    raw = RAW_TEX.findall(text or "")
+    if raw:
+        snippet = (text or "")[max(0, (text or "").find(raw[0]) - 40):][:120]
+        problems.append(f"raw TeX not typeset ({len(raw)} delimiter(s)), e.g. {snippet!r}")
+    broken = driver.execute_script(
+        "return Array.from(document.images).filter(i => i.complete && i.naturalWidth === 0)"
+        ".map(i => i.src);")
+    if broken:
+        problems.append(f"{len(broken)} broken image(s): {broken[:3]}")
+    for entry in driver.get_log("browser"):
+        # the browser's own favicon probe is not a request of the page
+        if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get("message", ""):
+            problems.append(f"console error: {entry.get('message', '')[:200]}")
+    shots.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(shots / (rel.replace("/", "__").removesuffix(".html") + ".png")))
+    return problems
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("html", type=Path)
+    ap.add_argument("--screenshots", type=Path, default=Path("build/screenshots"))
+    args = ap.parse_args(argv)
+    if not (args.html / "index.html").exists():
+        print(f"error: {args.html}/index.html not found; run 'make book' first", file=sys.stderr)
+        return 2
+    chromium = _find(CHROMIUM_CANDIDATES, "chromium")
+    driver_path = _find(DRIVER_CANDIDATES, "chromedriver")
+    if not chromium or not driver_path:
+        missing = [n for n, v in (("chromium", chromium), ("chromium-driver", driver_path))
+                   if not v]
+        print("error: headless browser check cannot run: missing " + ", ".join(missing)
+              + ". Install Debian's packages: apt-get install -y chromium chromium-driver",
+              file=sys.stderr)
+        return 2
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        print("error: selenium is not installed; run 'make install'", file=sys.stderr)
+        return 2
+
+    httpd = _serve(args.html.resolve())
+    base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    driver = _make_driver(chromium, driver_path)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    failures = 0
+    pages = _pages(args.html)
+    try:
+        for rel in pages:
+            try:
+                problems = check_page(driver, base, rel, args.screenshots)
+            except Exception as exc:  # a page that does not load is a failure, not a crash
+                problems = [f"did not load: {type(exc).__name__}: {exc}"[:300]]
+            status = "ok" if not problems else "FAIL"
+            print(f"[browser] {status:4s} {rel}")
+            for p in problems:
+                print(f"         - {p}")
+            failures += bool(problems)
+    finally:
+        driver.quit()
+        httpd.shutdown()
+    print(f"[browser] {len(pages) - failures}/{len(pages)} page(s) passed; screenshots in "
+          f"{args.screenshots}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Write the book's three generated pages from the build's JSON records.
+
+    python scripts/generate_pages.py [--build-dir build] [--out book/generated]
+
+- ``scoreboard.md``: every paper claim recorded by the notebooks of this build
+  (``build/results/*.json``), grouped by paper, with our value and the verdict;
+- ``performance.md``: the benchmark reports written by ``make bench``
+  (``benchmarks/results/*.json``), as tables of ratios against the named peers;
+- ``status.md``: for each notebook, mode, seed, run time, date and package versions of its
+  last execution (``build/status/*.json``).
+
+Pages are regenerated on every ``make book``; they are build outputs and never committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+PAPERS = [
+    ("primer", "Primer: the SVM path and the Lasso homotopy"),
+    ("data", "Data"),
+    ("s3vm", "S3VM path by infinitesimal annealing (Ogawa et al. 2013)"),
+    ("pdgdp", "PDGDP: parametric dual sub-gradient descent"),
+    ("selective", "Selective ridge regularization in the dual"),
+    ("gaga", "GAGA: the age-path of self-paced learning (Qu et al. 2022)"),
+    ("mcm", "Minimal Complexity Machine and conformal kernels"),
+]
+VERDICT_MARK = {"matches": "✅ matches", "differs": "⚠️ differs",
+                "not reproduced": "❌ not reproduced"}
+
+
+def _cell(value) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ").strip()
+
+
+def _table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _load_all(folder: Path) -> list[dict]:
+    out = []
+    for p in sorted(folder.glob("*.json")):
+        try:
+            out.append(json.loads(p.read_text(encoding="utf-8")))
+        except json.JSONDecodeError as exc:
+            raise SystemExit(f"error: {p} is not valid JSON: {exc}") from exc
+    return out
+
+
+def scoreboard(results: list[dict]) -> str:
+    claims = [c for r in results for c in r.get("claims", [])]
+    parts = ["(scoreboard)=", "# Reproduction scoreboard", "",
+             "Every quantitative or qualitative claim that a chapter checks is listed here with "
+             "the paper's value, the value measured in this build, and a verdict. The rows are "
+             "written by the notebooks themselves (through `pathlib_core.results`) when they run "
+             "to completion; nothing on this page is typed in by hand. A verdict of *differs* "
+             "or *not reproduced* always comes with the measured numbers and our reason.", ""]
+    if not claims:
+        parts.append("No claims were recorded in this build yet.")
+        return "\n".join(parts) + "\n"
+    counts = {v: sum(c["verdict"] == v for c in claims) for v in VERDICT_MARK}
+    parts.append(_table(["verdict", "claims"],
+                        [[VERDICT_MARK[v], n] for v, n in counts.items()]))
+    known = {k for k, _ in PAPERS}
+    order = PAPERS + sorted({(c["paper"], c["paper"]) for c in claims} - set(PAPERS))
+    for key, title in order:
+        rows = [c for c in claims if c["paper"] == key]
+        if not rows:
+            continue
+        if key not in known:
+            title = f"Paper `{key}`"
+        parts += ["", f"## {title}", ""]
+        parts.append(_table(
+            ["claim", "paper", "ours (this build)", "verdict", "reason", "notebook"],
+            [[c["text"], c["paper_value"], c["ours"], VERDICT_MARK[c["verdict"]],
+              c.get("reason", ""), f"`{c.get('notebook', '')}`"] for c in rows]))
+    return "\n".join(parts) + "\n"
+
+
+def _fmt_seconds(x) -> str:
+    if x is None:
+        return ""
+    x = float(x)
+    return f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+
+def performance(reports: list[dict]) -> str:
+    parts = ["(performance)=", "# Performance", "",
+             "Each target of the issues is measured by a script in `benchmarks/` "
+             "(`make bench`), as a ratio against a named peer timed in the same run on the same "
+             "machine. Reports are stored in `benchmarks/results/` with the machine, date and "
+             "commit they were measured on; this page renders them. Tests never assert "
+             "timings.", ""]
+    if not reports:
+        parts.append("No benchmark report has been recorded yet; run `make bench`.")
+        return "\n".join(parts) + "\n"
+    for rep in reports:
+        parts += ["", f"## {rep.get('title', rep.get('suite', 'benchmark'))}", ""]
+        meta = [f"suite `{rep.get('suite', '?')}`"]
+        for key in ("date", "commit", "machine", "mode"):
+            if rep.get(key):
+                meta.append(f"{key}: {rep[key]}")
+        parts += ["*" + "; ".join(_cell(m) for m in meta) + "*", ""]
+        rows = []
+        for r in rep.get("results", []):
+            met = r.get("goal_met")
+            rows.append([r.get("name", ""), r.get("what", ""), _fmt_seconds(r.get("ours_s")),
+                         r.get("peer", ""), _fmt_seconds(r.get("peer_s")),
+                         "" if r.get("ratio") is None else f"{float(r['ratio']):.3g}",
+                         r.get("goal", ""),
+                         {True: "✅ met", False: "❌ missed", None: ""}.get(met, str(met))])
+        parts.append(_table(["benchmark", "what", "ours", "peer", "peer time",
+                             "ratio (ours / peer)", "goal", "goal met"], rows))
+        notes = rep.get("notes")
+        if notes:
+            parts += ["", _cell(notes)]
+    return "\n".join(parts) + "\n"
+
+
+def status(records: list[dict]) -> str:
+    parts = ["(status)=", "# Build status", "",
+             "How each executed chapter in this book was last run: its mode (`quick` or "
+             "`full`), seed, wall-clock time, date, and the versions of the key packages.", ""]
+    if not records:
+        parts.append("No notebook has been executed in this build.")
+        return "\n".join(parts) + "\n"
+    total = sum(float(r.get("seconds", 0)) for r in records)
+    rows = []
+    for r in sorted(records, key=lambda r: r["notebook"]):
+        v = r.get("versions", {})
+        rows.append([f"`{r['notebook']}`", r.get("mode"), r.get("seed"),
+                     f"{float(r.get('seconds', 0)):.1f} s", r.get("date"),
+                     "yes" if r.get("results_written") else "no",
+                     v.get("python"), v.get("numpy"), v.get("scipy"), v.get("scikit-learn"),
+                     v.get("cvxpy"), v.get("matplotlib")])
+    parts.append(_table(["notebook", "mode", "seed", "time", "date", "results saved", "python",
+                         "numpy", "scipy", "scikit-learn", "cvxpy", "matplotlib"], rows))
+    parts += ["", f"Total execution time: {total:.1f} s over {len(records)} notebook(s)."]
+    return "\n".join(parts) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build-dir", type=Path, default=Path("build"))
+    ap.add_argument("--bench-dir", type=Path, default=Path("benchmarks/results"))
+    ap.add_argument("--out", type=Path, default=Path("book/generated"))
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    pages = {
+        "scoreboard.md": scoreboard(_load_all(args.build_dir / "results")),
+        "performance.md": performance(_load_all(args.bench_dir)),
+        "status.md": status(_load_all(args.build_dir / "status")),
+    }
+    for name, text in pages.items():
+        target = args.out / name
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+    print(f"[pages] wrote {', '.join(pages)} to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Tests of the build pipeline: notebooks, table of contents, results, figures, pages."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from pathlib_core.results import Results, atomic_write_text, compare_values
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import check_toc  # noqa: E402
+import generate_pages  # noqa: E402
+
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_notebook_has_parameters_cell_and_no_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    params = [c for c in nb.cells
+              if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1, "exactly one code cell must be tagged 'parameters'"
+    src = params[0].source
+    assert "MODE" in src and "SEED" in src, "the parameters cell must define MODE and SEED"
+    for c in nb.cells:
+        if c.cell_type == "code":
+            assert not c.outputs, "notebooks are stored without outputs"
+            assert c.execution_count is None, "notebooks are stored without execution counts"
+            assert "pip install" not in c.source, "never pip install inside a notebook"
+
+
+def test_toc_lists_every_notebook_once():
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    listed = [f.removesuffix(".ipynb") for f in check_toc.toc_files(toc)]
+    for entry in check_toc.expected_entries(ROOT):
+        assert listed.count(entry) == 1, entry
+    for entry in listed:
+        assert (ROOT / "book" / (entry + ".md")).exists() or entry.startswith(
+            ("executed/", "generated/")), f"{entry} in _toc.yml has no source file"
+
+
+def test_no_figure_or_build_file_is_tracked_by_git():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip("not a git checkout")
+    tracked = out.stdout.split()
+    figures = [f for f in tracked if f.endswith((".svg", ".png", ".pdf", ".jpg"))
+               and not f.startswith(("book/_static/", "book/images/"))]
+    assert figures == []
+    assert not [f for f in tracked if f.startswith(("build/", "book/executed/",
+                                                    "book/generated/", "book/_build/"))]
+
+
+def test_results_save_is_atomic_json_and_validates_claims(tmp_path):
+    r = Results(mode="quick", seed=3, notebook="primer/x")
+    r.record("n_breakpoints", 12, "number of breakpoints")
+    r.claim("c1", paper="primer", text="t", paper_value="O(n)", ours="12", verdict="matches")
+    with pytest.raises(ValueError, match="needs a reason"):
+        r.claim("c2", paper="primer", text="t", paper_value=1, ours=2, verdict="differs")
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        r.claim("c3", paper="primer", text="t", paper_value=1, ours=2, verdict="ok")
+    with pytest.raises(ValueError, match="already recorded"):
+        r.claim("c1", paper="primer", text="t", paper_value=1, ours=1, verdict="matches")
+    path = r.save(tmp_path)
+    assert path.name == "primer__x.json"
+    data = json.loads(path.read_text())
+    assert data["numbers"]["n_breakpoints"] == 12 and data["seed"] == 3
+    assert data["claims"][0]["notebook"] == "primer/x"
+    assert not list(tmp_path.glob(".*tmp")), "no temporary file is left behind"
+    with pytest.raises(ValueError, match="mode"):
+        Results(mode="bogus", seed=0)
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path):
+    target = tmp_path / "a.json"
+    atomic_write_text(target, "old")
+
+    with pytest.raises(TypeError):
+        atomic_write_text(target, 123)  # type: ignore[arg-type]
+    assert target.read_text() == "old"
+    assert not list(tmp_path.glob(".a.json.*"))
+
+
+def test_compare_values():
+    assert compare_values(1.05, 1.0, rel_tol=0.1) == "matches"
+    assert compare_values(1.2, 1.0, rel_tol=0.1) == "differs"
+    assert compare_values(float("nan"), 1.0) == "differs"
+
+
+_FIGURE_SCRIPT = """
+import sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from pathlib_core import plotting
+plotting.setup()
+fig, ax = plt.subplots()
+x = np.linspace(0, 1, 50)
+ax.plot(x, np.sin(6 * x), label="sin")
+ax.set_title("a title with $\\\\alpha$")
+ax.legend()
+print(plotting.save_figure(fig, "demo", directory=sys.argv[1]))
+"""
+
+
+def test_saved_figures_are_byte_identical_across_processes(tmp_path):
+    digests = []
+    for k in range(2):
+        out = subprocess.run([PY, "-c", _FIGURE_SCRIPT, str(tmp_path / str(k))],
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(k + 1)})
+        svg = Path(out.stdout.strip()).read_bytes()
+        assert b"<dc:date>" not in svg
+        digests.append(hashlib.sha256(svg).hexdigest())
+    assert digests[0] == digests[1]
+
+
+def test_save_figure_rejects_bad_names(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pathlib_core.plotting import save_figure
+
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="name"):
+        save_figure(fig, "../escape", directory=tmp_path)
+    plt.close(fig)
+
+
+def test_generated_pages_render_claims_benchmarks_and_status():
+    results = [{"claims": [{"id": "a", "paper": "primer", "text": "x | y", "paper_value": "1",
+                            "ours": "2", "verdict": "differs", "reason": "r",
+                            "notebook": "primer/n"}]}]
+    page = generate_pages.scoreboard(results)
+    assert "x \\| y" in page and "differs" in page and "## Primer" in page
+    assert "No claims" in generate_pages.scoreboard([])
+    perf = generate_pages.performance([{"suite": "s", "results": [
+        {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
+         "goal": "<= 2x", "goal_met": True}]}])
+    assert "500.0 ms" in perf and "met" in perf
+    st = generate_pages.status([{"notebook": "a/b", "mode": "quick", "seed": 0,
+                                 "seconds": 1.5, "date": "d", "versions": {"numpy": "2"}}])
+    assert "`a/b`" in st and "1.5 s" in st
+
+
+def _tiny_notebook(path: Path, body: str):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('MODE = "quick"\nSEED = 0',
+                                          metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.mark.slow
+def test_executor_injects_parameters_and_reports_a_failing_cell(tmp_path):
+    ok = tmp_path / "ok_nb.ipynb"
+    _tiny_notebook(ok, "from pathlib_core.results import Results\n"
+                       "r = Results(mode=MODE, seed=SEED)\nr.record('seed', SEED)\nr.save()")
+    build = tmp_path / "build"
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(ok),
+                          str(tmp_path / "out" / "ok.ipynb"), "--mode", "full", "--seed", "7",
+                          "--build-dir", str(build)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    data = json.loads((build / "results" / "ok_nb.json").read_text())
+    assert data["mode"] == "full" and data["numbers"]["seed"] == 7
+    status = json.loads((build / "status" / "ok_nb.json").read_text())
+    assert status["mode"] == "full" and status["seconds"] >= 0
+
+    bad = tmp_path / "ok_nb_bad.ipynb"
+    _tiny_notebook(bad, "raise RuntimeError('boom')")
+    out = tmp_path / "out" / "bad.ipynb"
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(bad), str(out),
+                          "--build-dir", str(build)], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "ok_nb_bad" in run.stderr and "cell [" in run.stderr and "boom" in run.stderr
+    assert not out.exists(), "a failed run must not leave an executed copy"
+    assert (build / "failed" / "ok_nb_bad.ipynb").exists(), "papermill's output is kept"
+    assert not (build / "results" / "ok_nb_bad.json").exists()
+
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(ok), str(out),
+                          "--mode", "bogus"], capture_output=True, text=True)
+    assert run.returncode == 2 and "valid modes" in run.stderr
+
+
+def test_make_rejects_an_unknown_mode_at_once():
+    run = subprocess.run(["make", "-n", "book", "MODE=bogus"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert run.returncode != 0
+    assert "valid modes: quick full" in run.stderr
