@@ -1,0 +1,252 @@
+"""Seeded splits and label noise.
+
+Every function takes an explicit ``seed`` (a non-negative int or a
+:class:`numpy.random.Generator`) and is deterministic given it. Index arrays are returned
+sorted, as ``int64``.
+
+Stratification uses one *spread order* of the samples: within each class the samples are
+randomly permuted and the ``r``-th of ``n_c`` gets the key ``(r + u_c) / n_c`` with one
+uniform offset ``u_c`` per class; sorting all samples by key interleaves the classes
+evenly, so every prefix of the order (and every residue class of positions) holds each class
+within one sample of its proportional share. Splits cut this order into consecutive
+chunks; folds take every ``k``-th position. For a continuous target (a float ``y`` with a
+non-integer value or more than 50 distinct values), stratification uses the quintile bins
+of ``y``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from .._validation import finite_scalar
+
+MAX_CLASSES = 50
+
+
+class TrainValTest(NamedTuple):
+    train: np.ndarray
+    val: np.ndarray
+    test: np.ndarray
+
+
+class LabeledUnlabeled(NamedTuple):
+    labeled: np.ndarray
+    unlabeled: np.ndarray
+
+
+def as_generator(seed, name: str = "seed") -> np.random.Generator:
+    """Return a Generator from an int seed or a Generator; anything else is a ValueError."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise ValueError(
+            f"{name} must be a non-negative int or a numpy.random.Generator; got {seed!r}"
+        )
+    return np.random.default_rng(int(seed))
+
+
+def _labels(y, name: str = "y") -> np.ndarray:
+    try:
+        arr = np.asarray(y)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
+        raise ValueError(f"{name} must be a 1-D array of labels") from exc
+    if arr.ndim != 1 or arr.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array; got shape {arr.shape}")
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite values")
+    return arr
+
+
+def _strata(y: np.ndarray) -> np.ndarray:
+    """Class codes; a continuous target is cut into quintile bins.
+
+    ``y`` counts as continuous when it is a float array with a non-integer value or with
+    more than :data:`MAX_CLASSES` distinct values (diabetes' integer-valued response).
+    """
+    if y.dtype.kind == "f" and (not np.all(y == np.round(y))
+                                or np.unique(y).size > MAX_CLASSES):
+        edges = np.quantile(y, [0.2, 0.4, 0.6, 0.8])
+        return np.searchsorted(edges, y, side="right")
+    return np.unique(y, return_inverse=True)[1]
+
+
+def _spread_order(strata: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    n = strata.shape[0]
+    key = np.empty(n)
+    for c in np.unique(strata):
+        members = np.flatnonzero(strata == c)
+        perm = rng.permutation(members)
+        key[perm] = (np.arange(perm.size) + rng.uniform()) / perm.size
+    tie = rng.permutation(n)
+    return np.lexsort((tie, key))
+
+
+def _order(y: np.ndarray, rng: np.random.Generator, stratify: bool) -> np.ndarray:
+    if not isinstance(stratify, bool):
+        raise ValueError(f"stratify must be True or False; got {stratify!r}")
+    return _spread_order(_strata(y), rng) if stratify else rng.permutation(y.shape[0])
+
+
+def _sizes(sizes, n: int) -> tuple[int, int, int]:
+    try:
+        parts = [float(s) for s in sizes]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sizes must be three numbers (train, val, test); got {sizes!r}") from exc
+    if len(parts) != 3 or any(not np.isfinite(p) or p < 0 for p in parts):
+        raise ValueError(f"sizes must be three non-negative numbers (train, val, test); "
+                         f"got {sizes!r}")
+    if all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in sizes):
+        if sum(parts) != n:
+            raise ValueError(f"sizes given as counts must sum to the number of samples {n}; "
+                             f"got {tuple(sizes)} (sum {int(sum(parts))})")
+        counts = [int(p) for p in parts]
+    else:
+        if abs(sum(parts) - 1.0) > 1e-9:
+            raise ValueError(f"sizes given as fractions must sum to 1; got {tuple(sizes)}")
+        val, test = (int(np.floor(p * n + 0.5)) for p in parts[1:])
+        counts = [n - val - test, val, test]
+    if counts[0] < 1 or counts[2] < 1:
+        raise ValueError(f"sizes must leave at least one training and one test sample; "
+                         f"got counts {tuple(counts)} for {n} samples")
+    return counts[0], counts[1], counts[2]
+
+
+def train_val_test_split(X, y, *, sizes=(0.6, 0.2, 0.2), seed, stratify: bool = True
+                         ) -> TrainValTest:
+    """Split sample indices into train / validation / test.
+
+    ``sizes`` is three fractions summing to 1 (validation and test counts are
+    ``round_half_up(fraction * n)``, train takes the rest) or three ints summing to ``n``;
+    a zero validation size gives an empty ``val``. ``X`` is used only to check that it has
+    as many rows as ``y``; pass ``None`` to skip that check. Returns sorted index arrays.
+    """
+    y = _labels(y)
+    if X is not None and np.shape(X)[0] != y.shape[0]:
+        raise ValueError(f"X must have as many rows as y has entries ({y.shape[0]}); "
+                         f"got {np.shape(X)[0]}")
+    n_train, n_val, _ = _sizes(sizes, y.shape[0])
+    order = _order(y, as_generator(seed), stratify)
+    cut = (order[:n_train], order[n_train:n_train + n_val], order[n_train + n_val:])
+    return TrainValTest(*(np.sort(c).astype(np.int64) for c in cut))
+
+
+def default_n_labeled(n_train: int) -> int:
+    """The S3VM chapter's rule: ``|L| = min(30, 10% of the training set)`` (at least 2)."""
+    return int(max(2, min(30, int(np.floor(0.1 * n_train)))))
+
+
+def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
+                            ) -> LabeledUnlabeled:
+    """Choose the labeled points of a semi-supervised problem; the rest are unlabeled.
+
+    ``n_labeled`` defaults to :func:`default_n_labeled` (``min(30, 10% of len(y))``). Every
+    class present in ``y`` is guaranteed at least one labeled point (if a stratified or
+    random draw misses a class, the labeled point of the most represented class that comes
+    last in the draw is swapped for the first point of the missing class).
+    """
+    y = _labels(y)
+    n = y.shape[0]
+    classes = np.unique(y)
+    if n_labeled is None:
+        n_labeled = default_n_labeled(n)
+    if (isinstance(n_labeled, bool) or not isinstance(n_labeled, numbers.Integral)
+            or not classes.size <= int(n_labeled) < n):
+        raise ValueError(f"n_labeled must be an int with {classes.size} (one per class) <= "
+                         f"n_labeled < {n}; got {n_labeled!r}")
+    if classes.size < 2:
+        raise ValueError(f"y must contain at least two classes; found only {classes.tolist()}")
+    order = _order(y, as_generator(seed), stratify)
+    labeled = list(order[:int(n_labeled)])
+    rest = list(order[int(n_labeled):])
+    for c in classes:
+        if np.any(y[labeled] == c):
+            continue
+        counts = {k: int(np.sum(y[labeled] == k)) for k in classes}
+        big = max(counts, key=lambda k: counts[k])
+        pos_out = max(i for i, j in enumerate(labeled) if y[j] == big)
+        pos_in = next(i for i, j in enumerate(rest) if y[j] == c)
+        labeled[pos_out], rest[pos_in] = rest[pos_in], labeled[pos_out]
+    return LabeledUnlabeled(np.sort(np.asarray(labeled, dtype=np.int64)),
+                            np.sort(np.asarray(rest, dtype=np.int64)))
+
+
+def kfold_indices(y, *, n_splits: int = 5, seed, stratify: bool = True
+                  ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` (train, test) index pairs; the test folds partition ``range(len(y))``."""
+    y = _labels(y)
+    if (isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral)
+            or not 2 <= n_splits <= y.shape[0]):
+        raise ValueError(f"n_splits must be an int with 2 <= n_splits <= {y.shape[0]}; "
+                         f"got {n_splits!r}")
+    order = _order(y, as_generator(seed), stratify)
+    fold = np.empty(y.shape[0], dtype=np.int64)
+    fold[order] = np.arange(y.shape[0]) % n_splits
+    return [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in range(n_splits)]
+
+
+def _rate(rate) -> float:
+    val = finite_scalar(rate, "rate")
+    if not 0.0 <= val <= 1.0:
+        raise ValueError(f"rate must be in [0, 1]; got {val}")
+    return val
+
+
+def n_noisy(rate: float, n: int) -> int:
+    """Number of corrupted entries: ``round_half_up(rate * n)``."""
+    return int(np.floor(_rate(rate) * n + 0.5))
+
+
+def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
+    """Flip exactly ``round_half_up(rate * n)`` labels, chosen uniformly without replacement.
+
+    Each chosen label is replaced by one of the *other* classes present in ``y``, uniformly
+    (for labels in {-1, +1} this is a sign flip). Returns ``(new_y, flipped_mask)``;
+    ``new_y`` has the dtype of ``y``; ``y`` itself is not modified.
+    """
+    y = _labels(y)
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(f"y must contain at least two classes; found only {classes.tolist()}")
+    rng = as_generator(seed)
+    k = n_noisy(rate, y.shape[0])
+    chosen = rng.choice(y.shape[0], size=k, replace=False)
+    mask = np.zeros(y.shape[0], dtype=bool)
+    mask[chosen] = True
+    new = y.copy()
+    if k:
+        code = np.searchsorted(classes, y[chosen])
+        shift = rng.integers(1, classes.size, size=k)
+        new[chosen] = classes[(code + shift) % classes.size]
+    return new, mask
+
+
+def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = True
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Corrupt a ``rate`` fraction of regression responses with additive Gaussian noise.
+
+    Model: exactly ``round_half_up(rate * n)`` responses, chosen uniformly without
+    replacement, get ``y_i + sigma * e_i`` with ``e_i ~ N(0, 1)`` i.i.d.; ``sigma = scale *
+    std(y)`` when ``relative`` (default), else ``sigma = scale``. The other responses are
+    untouched. Returns ``(new_y, noisy_mask)``.
+    """
+    from .._validation import as_vector, positive_scalar
+
+    arr = as_vector(y, "y")
+    if arr.shape[0] == 0:
+        raise ValueError("y must be non-empty")
+    sigma = positive_scalar(scale, "scale")
+    if not isinstance(relative, bool):
+        raise ValueError(f"relative must be True or False; got {relative!r}")
+    if relative:
+        sigma *= float(np.std(arr))
+    rng = as_generator(seed)
+    k = n_noisy(rate, arr.shape[0])
+    chosen = rng.choice(arr.shape[0], size=k, replace=False)
+    mask = np.zeros(arr.shape[0], dtype=bool)
+    mask[chosen] = True
+    new = arr.copy()
+    new[chosen] += sigma * rng.standard_normal(k)
+    return new, mask
