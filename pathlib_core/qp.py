@@ -1,0 +1,998 @@
+r"""Small dense convex quadratic programs: a primal active-set solver and a cvxpy oracle.
+
+The problem is
+
+.. math::
+
+    \min_x \; \tfrac12 x^\top P x + q^\top x
+    \quad \text{s.t.} \quad G x \le h, \quad A x = b, \quad lb \le x \le ub,
+
+with ``P`` symmetric positive *semi*-definite. Multipliers follow the sign convention of
+:mod:`pathlib_core.kkt`: the Lagrangian is ``1/2 x'Px + q'x + z'(Gx - h) + nu'(Ax - b)
+- w_lb'(x - lb) + w_ub'(x - ub)`` with ``z, w_lb, w_ub >= 0``, so at a solution
+
+.. math::
+
+    P x + q + G^\top z + A^\top \nu - w^{lb} + w^{ub} = 0.
+
+Three solvers return the same :class:`QPResult`:
+
+- :func:`solve_qp` -- the project's own primal active-set method (dense, ``n`` up to a few
+  thousand, warm-startable; used inside the path algorithms);
+- :func:`solve_qp_cvxpy` -- an independent reference solve through cvxpy (CLARABEL by default);
+  tests and chapters use it as an oracle;
+- :func:`solve_lp` -- linear programs through ``scipy.optimize.linprog`` (HiGHS).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from pathlib_core._validation import check_choice, positive_scalar
+from pathlib_core.kkt import KKTResiduals, _qp_data, _QPData, _residuals
+
+__all__ = [
+    "ActiveSet",
+    "QPResult",
+    "QPSolverError",
+    "solve_qp",
+    "solve_qp_cvxpy",
+    "solve_lp",
+]
+
+_FREE, _LOWER, _UPPER, _FIXED = 0, -1, 1, 2
+_EPS = np.finfo(float).eps
+
+
+class QPSolverError(RuntimeError):
+    """A numerical failure inside a QP solve that could not be recovered from."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Result types
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActiveSet:
+    """The working set of a solution: which constraints hold with equality *by decision*.
+
+    Attributes
+    ----------
+    at_lower, at_upper : ndarray of bool, shape (n,)
+        Variables fixed at their lower / upper bound. A variable with ``lb == ub`` is in both.
+    inequalities : ndarray of bool, shape (m_G,)
+        Rows of ``G x <= h`` in the working set.
+
+    Notes
+    -----
+    For :func:`solve_qp` this is the final working set of the active-set method. Under
+    degeneracy a variable may sit exactly at a bound while being *free* (its multiplier is
+    zero); it is then in neither mask. For :func:`solve_qp_cvxpy` and :func:`solve_lp` the
+    masks are read off the solution with a tolerance (see there).
+    """
+
+    at_lower: np.ndarray
+    at_upper: np.ndarray
+    inequalities: np.ndarray
+
+    @property
+    def free(self) -> np.ndarray:
+        """Variables strictly between their bounds (in the working-set sense)."""
+        return ~(self.at_lower | self.at_upper)
+
+    def __str__(self) -> str:
+        return (f"ActiveSet({int(self.free.sum())} free, {int(self.at_lower.sum())} at lower, "
+                f"{int(self.at_upper.sum())} at upper, "
+                f"{int(self.inequalities.sum())}/{self.inequalities.size} inequalities active)")
+
+
+@dataclass(frozen=True)
+class QPResult:
+    """Solution of a QP (or LP) with multipliers in the convention of :mod:`pathlib_core.kkt`.
+
+    Attributes
+    ----------
+    x : ndarray of shape (n,)
+        Primal solution (NaN when ``status == "infeasible"``).
+    nu : ndarray of shape (m_A,)
+        Multipliers of ``A x = b``.
+    z : ndarray of shape (m_G,)
+        Multipliers of ``G x <= h`` (``>= 0``).
+    w_lb, w_ub : ndarray of shape (n,)
+        Multipliers of ``x >= lb`` and ``x <= ub`` (``>= 0``; zero for infinite bounds).
+    active : ActiveSet
+        The working set at termination.
+    n_iter : int
+        Iterations (active-set iterations for :func:`solve_qp`, solver iterations otherwise).
+    status : str
+        ``"optimal"``, ``"max_iter"``, ``"infeasible"``, ``"unbounded"``, or (cvxpy only)
+        ``"optimal_inaccurate"`` / ``"error"`` (the solver failed).
+    objective : float
+        ``1/2 x'Px + q'x`` at ``x``.
+    solver : str
+        Which solver produced the result.
+    info : dict
+        Solver details (e.g. ``"phase1"``, ``"warm"``, ``"n_drop"``, ``"n_add"``).
+    """
+
+    x: np.ndarray
+    nu: np.ndarray
+    z: np.ndarray
+    w_lb: np.ndarray
+    w_ub: np.ndarray
+    active: ActiveSet
+    n_iter: int
+    status: str
+    objective: float
+    solver: str = "active-set"
+    info: dict = field(default_factory=dict, compare=False, repr=False)
+    _data: _QPData | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def kkt(self) -> KKTResiduals:
+        """Absolute KKT residuals of ``(x, z, nu, w_lb, w_ub)`` (:func:`kkt.qp_residuals`)."""
+        return self.kkt_residuals()
+
+    def kkt_residuals(self, *, relative: bool = False) -> KKTResiduals:
+        """KKT residuals, absolute or relative (see :mod:`pathlib_core.kkt`)."""
+        if self._data is None:
+            raise ValueError("this result carries no problem data")
+        return _residuals(self._data, self.x, self.z, self.nu, self.w_lb, self.w_ub,
+                          bool(relative))
+
+    def __str__(self) -> str:
+        return (f"QPResult({self.solver}: status={self.status}, objective={self.objective:.10g}, "
+                f"n_iter={self.n_iter}, {self.active})")
+
+
+def _empty_result(d: _QPData, status: str, n_iter: int, solver: str, info: dict) -> QPResult:
+    n = d.n
+    return QPResult(
+        x=np.full(n, np.nan), nu=np.zeros(d.A.shape[0]), z=np.zeros(d.G.shape[0]),
+        w_lb=np.zeros(n), w_ub=np.zeros(n),
+        active=ActiveSet(np.zeros(n, bool), np.zeros(n, bool), np.zeros(d.G.shape[0], bool)),
+        n_iter=n_iter, status=status, objective=np.nan, solver=solver, info=info, _data=d)
+
+
+# ---------------------------------------------------------------------------------------------
+# Feasible starting points
+# ---------------------------------------------------------------------------------------------
+def _feas_tol(d: _QPData, tol: float) -> float:
+    fin = np.concatenate([d.b, d.h, d.lb[np.isfinite(d.lb)], d.ub[np.isfinite(d.ub)]])
+    scale = 1.0 + (float(np.max(np.abs(fin))) if fin.size else 0.0)
+    return max(1e3 * tol, 1e-9) * scale
+
+
+def _max_violation(d: _QPData, x: np.ndarray) -> float:
+    v = 0.0
+    if d.A.shape[0]:
+        v = max(v, float(np.max(np.abs(d.A @ x - d.b))))
+    if d.G.shape[0]:
+        v = max(v, float(np.max(d.G @ x - d.h)))
+    with np.errstate(invalid="ignore"):
+        v = max(v, float(np.max(d.lb - x)), float(np.max(x - d.ub)))
+    return v
+
+
+def _repair(d: _QPData, x: np.ndarray, ftol: float) -> np.ndarray | None:
+    """Clip ``x`` to the bounds and fix ``A x = b`` by least-squares moves of interior entries."""
+    x = np.clip(x, d.lb, d.ub)
+    for _ in range(4):
+        if _max_violation(d, x) <= ftol:
+            return x
+        if d.G.shape[0] and np.max(d.G @ x - d.h) > ftol:
+            return None
+        r = d.A @ x - d.b
+        margin = np.minimum(x - d.lb, d.ub - x)
+        F = np.flatnonzero(margin > ftol)
+        if F.size == 0:
+            return None
+        dx, *_ = np.linalg.lstsq(d.A[:, F], -r, rcond=None)
+        x = x.copy()
+        x[F] += dx
+        x = np.clip(x, d.lb, d.ub)
+    return x if _max_violation(d, x) <= ftol else None
+
+
+def _bounds_list(lb: np.ndarray, ub: np.ndarray) -> list[tuple[float | None, float | None]]:
+    return [(None if not np.isfinite(lo) else float(lo), None if not np.isfinite(hi) else float(hi))
+            for lo, hi in zip(lb, ub, strict=True)]
+
+
+def _phase1(d: _QPData, x_ref: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """Feasible point closest to ``x_ref`` in the L1 norm (an LP solved by HiGHS).
+
+    Returns ``(x, "ok")``, ``(None, "infeasible")`` or ``(None, message)``.
+    """
+    n = d.n
+    # variables [x, t]: min sum t  s.t.  x - t <= x_ref, -x - t <= -x_ref, G x <= h, A x = b
+    eye = sp.identity(n, format="csr")
+    A_ub = sp.vstack([sp.hstack([eye, -eye]), sp.hstack([-eye, -eye]),
+                      sp.hstack([sp.csr_matrix(d.G), sp.csr_matrix((d.G.shape[0], n))])],
+                     format="csr")
+    b_ub = np.concatenate([x_ref, -x_ref, d.h])
+    A_eq = sp.hstack([sp.csr_matrix(d.A), sp.csr_matrix((d.A.shape[0], n))], format="csr") \
+        if d.A.shape[0] else None
+    b_eq = d.b if d.A.shape[0] else None
+    bounds = _bounds_list(d.lb, d.ub) + [(0.0, None)] * n
+    c = np.concatenate([np.zeros(n), np.ones(n)])
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    if res.status == 2:
+        return None, "infeasible"
+    if res.status != 0 or res.x is None:
+        return None, f"phase 1 failed: {res.message}"
+    return np.asarray(res.x[:n], dtype=float), "ok"
+
+
+# ---------------------------------------------------------------------------------------------
+# The active-set method
+# ---------------------------------------------------------------------------------------------
+class _ActiveSetQP:
+    """Primal active-set method (Nocedal & Wright, Algorithm 16.3) with bound elimination.
+
+    Working set = all (independent) rows of ``A``, the variables fixed at a bound (eliminated
+    from the subproblem) and some rows of ``G``. ``state[i]`` is _FREE, _LOWER, _UPPER or
+    _FIXED (``lb == ub``); ``gw[j]`` marks rows of ``G`` in the working set.
+    """
+
+    def __init__(self, d: _QPData, tol: float, max_iter: int):
+        self.d, self.tol, self.max_iter = d, tol, max_iter
+        self.n, self.mG = d.n, d.G.shape[0]
+        self.P = np.zeros((self.n, self.n)) if d.P is None else d.P
+        self.pscale = max(float(np.max(np.abs(self.P))), 0.0)
+        self.ftol = _feas_tol(d, tol)
+        self.G_norm = np.linalg.norm(d.G, axis=1) if self.mG else np.zeros(0)
+        self.a_keep = self._independent_rows(d.A)
+        self.n_iter = self.n_add = self.n_drop = self.n_zero_steps = 0
+        self.bland = False
+        self.gscale = 1.0
+        self.n_crash = 0
+
+    # -- working-set bookkeeping ------------------------------------------------------------
+    @staticmethod
+    def _independent_rows(A: np.ndarray) -> np.ndarray:
+        """Indices of a maximal set of linearly independent rows of ``A``."""
+        if A.shape[0] == 0:
+            return np.zeros(0, dtype=int)
+        _, R, piv = sla.qr(A.T, mode="economic", pivoting=True)
+        diag = np.abs(np.diag(R))
+        if diag.size == 0 or diag[0] == 0.0:
+            return np.zeros(0, dtype=int)
+        rank = int(np.sum(diag > 1e-10 * diag[0]))
+        return np.sort(piv[:rank])
+
+    def _constraint_rows(self) -> np.ndarray:
+        return np.vstack([self.d.A[self.a_keep], self.d.G[self.gw]])
+
+    def _init_working_set(self, x: np.ndarray, state: np.ndarray | None,
+                          gw: np.ndarray | None) -> np.ndarray:
+        d, ftol = self.d, self.ftol
+        fixed = d.lb == d.ub
+        if state is None:
+            state = np.full(self.n, _FREE, dtype=np.int8)
+            with np.errstate(invalid="ignore"):
+                state[x - d.lb <= ftol] = _LOWER
+                state[d.ub - x <= ftol] = _UPPER
+        state = state.astype(np.int8).copy()
+        state[(state == _LOWER) & ~np.isfinite(d.lb)] = _FREE
+        state[(state == _UPPER) & ~np.isfinite(d.ub)] = _FREE
+        state[(state == _FIXED) & ~fixed] = _FREE
+        state[fixed] = _FIXED
+        x = x.copy()
+        x[state == _LOWER] = d.lb[state == _LOWER]
+        x[state == _UPPER] = d.ub[state == _UPPER]
+        x[state == _FIXED] = d.lb[state == _FIXED]
+        tight = (d.h - d.G @ x <= ftol) if self.mG else np.zeros(0, dtype=bool)
+        gw = tight if gw is None else (gw & tight)  # a warm row must still be active
+        cand_g = np.flatnonzero(gw)
+        self.state, self.gw = state, np.zeros(self.mG, dtype=bool)
+        # keep the working set linearly independent: add rows one by one, freeing a fixed
+        # variable when a row is dependent on the rows and bounds already in the working set
+        kept_a = []
+        rows: list[np.ndarray] = []
+        for kind, idx in [("A", i) for i in self.a_keep] + [("G", j) for j in cand_g]:
+            row = d.A[idx] if kind == "A" else d.G[idx]
+            if self._accept_row(row, rows):
+                rows.append(row)
+                if kind == "A":
+                    kept_a.append(idx)
+                else:
+                    self.gw[idx] = True
+        self.a_keep = np.array(kept_a, dtype=int)
+        return self._restore(x)
+
+    def _accept_row(self, row: np.ndarray, rows: list[np.ndarray]) -> bool:
+        F = np.flatnonzero(self.state == _FREE)
+        rnorm = float(np.linalg.norm(row))
+        if rnorm == 0.0:
+            return False
+        if rows:
+            M = np.vstack(rows)
+            c, *_ = np.linalg.lstsq(M[:, F].T, row[F], rcond=None)
+            resid = row - M.T @ c
+        else:
+            resid = row.copy()
+        if np.linalg.norm(resid[F]) > 1e-8 * rnorm:
+            return True
+        cand = np.flatnonzero((self.state == _LOWER) | (self.state == _UPPER))
+        if cand.size == 0:
+            return False
+        j = int(cand[np.argmax(np.abs(resid[cand]))])
+        if abs(resid[j]) <= 1e-8 * rnorm:
+            return False
+        self.state[j] = _FREE
+        return True
+
+    # -- subproblem on the working set --------------------------------------------------------
+    def _direction(self, x: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, str]:
+        """Step ``p`` minimizing the model on the working set.
+
+        Returns ``(p, "newton")`` (take at most a unit step) or ``(p, "ray")`` (a descent
+        direction of zero curvature: step to the nearest blocking constraint).
+        """
+        F = np.flatnonzero(self.state == _FREE)
+        p = np.zeros(self.n)
+        if F.size == 0:
+            return p, "newton"
+        C = self._constraint_rows()[:, F]
+        gF = g[F]
+        PFF = self.P[np.ix_(F, F)]
+        Z = self._null_space(C)
+        if Z is None:
+            H, gz = PFF, gF
+        else:
+            if Z.shape[1] == 0:
+                return p, "newton"
+            H, gz = Z.T @ PFF @ Z, Z.T @ gF
+        u, kind = self._reduced_step(0.5 * (H + H.T), gz)
+        p[F] = u if Z is None else Z @ u
+        return p, kind
+
+    @staticmethod
+    def _null_space(C: np.ndarray) -> np.ndarray | None:
+        """Orthonormal basis of ``{p : C p = 0}`` (``None`` when ``C`` has no rows)."""
+        m, k = C.shape
+        if m == 0:
+            return None
+        try:
+            Q, R = sla.qr(C.T, mode="full")
+            diag = np.abs(np.diag(R[:m, :m])) if m <= k else np.zeros(0)
+            if m <= k and diag.size and diag.min() > 1e-10 * max(diag.max(), 1e-300):
+                return Q[:, m:]
+        except (np.linalg.LinAlgError, ValueError):
+            pass
+        # rank-deficient (should not happen with an independent working set): use the SVD
+        try:
+            _, s, Vt = np.linalg.svd(C, full_matrices=True)
+        except np.linalg.LinAlgError as exc:
+            raise QPSolverError("SVD of the working-set constraints failed") from exc
+        rank = int(np.sum(s > 1e-10 * max(s[0] if s.size else 0.0, 1e-300)))
+        return Vt[rank:].T
+
+    def _reduced_step(self, H: np.ndarray, gz: np.ndarray) -> tuple[np.ndarray, str]:
+        k = H.shape[0]
+        if float(np.max(np.abs(gz))) <= self.tol * self.gscale * 1e-2:
+            return np.zeros(k), "newton"
+        gtol = self.tol * self.gscale
+        zero_curv = 10.0 * k * _EPS * self.pscale  # curvature below this counts as zero
+        if self.pscale > 0.0:
+            try:
+                c, low = sla.cho_factor(H, lower=False, check_finite=False)
+                anorm = float(np.max(np.sum(np.abs(H), axis=0)))
+                rcond, info = sla.lapack.dpocon(c, anorm)
+                # rcond * anorm estimates the smallest eigenvalue (up to a factor ~k)
+                if info == 0 and rcond > 1e-12 and rcond * anorm > 1e2 * k * zero_curv:
+                    return -sla.cho_solve((c, low), gz, check_finite=False), "newton"
+            except np.linalg.LinAlgError:
+                pass
+            try:
+                s, V = np.linalg.eigh(H)
+            except np.linalg.LinAlgError as exc:
+                raise QPSolverError("eigendecomposition of the reduced Hessian failed") from exc
+        else:
+            s, V = np.zeros(k), np.eye(k)
+        cut = max(zero_curv, 10.0 * k * _EPS * float(np.max(np.abs(s))))
+        pos = s > cut
+        gv = V.T @ gz
+        g0 = gv[~pos]
+        if g0.size and float(np.max(np.abs(g0))) > gtol:
+            return -(V[:, ~pos] @ g0), "ray"
+        return -(V[:, pos] @ (gv[pos] / s[pos])), "newton"
+
+    # -- multipliers ------------------------------------------------------------------------
+    def _multipliers(self, g: np.ndarray):
+        """Least-squares multipliers of the working set at the current point."""
+        d = self.d
+        F = np.flatnonzero(self.state == _FREE)
+        C = self._constraint_rows()
+        lam = np.zeros(C.shape[0])
+        if C.shape[0]:
+            CF = C[:, F]
+            if F.size:
+                lam, *_ = np.linalg.lstsq(CF.T, -g[F], rcond=None)
+        r = g + C.T @ lam
+        nu = np.zeros(d.A.shape[0])
+        nu[self.a_keep] = lam[: self.a_keep.size]
+        z = np.zeros(self.mG)
+        z[self.gw] = lam[self.a_keep.size:]
+        st = self.state
+        w_lb = np.where(st == _LOWER, r, 0.0) + np.where(st == _FIXED, np.maximum(r, 0.0), 0.0)
+        w_ub = np.where(st == _UPPER, -r, 0.0) + np.where(st == _FIXED, np.maximum(-r, 0.0), 0.0)
+        return nu, z, w_lb, w_ub
+
+    def _to_drop(self, z: np.ndarray, w_lb: np.ndarray, w_ub: np.ndarray):
+        """The working-set constraint to drop: ``("bound", i)``, ``("G", j)`` or ``None``."""
+        mtol = self.tol * self.gscale
+        st = self.state
+        cand_val = np.concatenate([np.where(st == _LOWER, w_lb, np.inf),
+                                   np.where(st == _UPPER, w_ub, np.inf)])
+        cand_val = np.minimum(cand_val[: self.n], cand_val[self.n:])
+        zs = np.where(self.gw, z * self.G_norm, np.inf) if self.mG else np.zeros(0)
+        vals = np.concatenate([cand_val, zs])
+        neg = np.flatnonzero(vals < -mtol)
+        if neg.size == 0:
+            return None
+        k = int(neg[0]) if self.bland else int(neg[np.argmin(vals[neg])])
+        return ("bound", k) if k < self.n else ("G", k - self.n)
+
+    # -- step -----------------------------------------------------------------------------
+    def _step_length(self, x: np.ndarray, p: np.ndarray, alpha_max: float):
+        d = self.d
+        pn = float(np.max(np.abs(p)))
+        ptol = 10.0 * _EPS * pn
+        ratios, idx = [], []
+        free = self.state == _FREE
+        dec = free & (p < -ptol) & np.isfinite(d.lb)
+        inc = free & (p > ptol) & np.isfinite(d.ub)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r_lo = np.where(dec, (d.lb - x) / np.where(dec, p, 1.0), np.inf)
+            r_hi = np.where(inc, (d.ub - x) / np.where(inc, p, 1.0), np.inf)
+        r_b = np.maximum(np.minimum(r_lo, r_hi), 0.0)
+        ratios.append(r_b)
+        idx.append(np.arange(self.n))
+        if self.mG:
+            Gp = d.G @ p
+            out = ~self.gw & (Gp > 10.0 * _EPS * pn * np.sum(np.abs(d.G), axis=1))
+            slack = d.h - d.G @ x
+            r_g = np.where(out, np.maximum(slack, 0.0) / np.where(out, Gp, 1.0), np.inf)
+            ratios.append(r_g)
+            idx.append(self.n + np.arange(self.mG))
+        ratios_all = np.concatenate(ratios)
+        amin = float(np.min(ratios_all)) if ratios_all.size else np.inf
+        if not amin < alpha_max:
+            return alpha_max, None
+        # smallest index among (near) ties: Bland-like, deterministic
+        ties = np.flatnonzero(ratios_all <= amin * (1.0 + 1e-12) + 1e-300)
+        k = int(ties[0])
+        return amin, (("bound", k) if k < self.n else ("G", k - self.n))
+
+    def _add(self, x: np.ndarray, p: np.ndarray, block) -> None:
+        kind, k = block
+        if kind == "bound":
+            if p[k] < 0:
+                self.state[k] = _LOWER
+                x[k] = self.d.lb[k]
+            else:
+                self.state[k] = _UPPER
+                x[k] = self.d.ub[k]
+        else:
+            self.gw[k] = True
+        self.n_add += 1
+
+    # -- main loop --------------------------------------------------------------------------
+    def crash(self, x: np.ndarray, *, rounds: int = 10) -> np.ndarray:
+        """Guess the bounds active at the solution before the active-set iterations (cold start).
+
+        A few rounds of the primal-dual active-set method (Hintermueller, Ito & Kunisch 2002):
+        minimize the model on the working set ignoring the bounds of the free variables (one
+        Newton step), then fix every free variable whose Newton value violates a bound and
+        free every fixed variable whose multiplier has the wrong sign. The last *feasible*
+        Newton point met and its working set are handed to the active-set iterations, which
+        keep the method's guarantees (a wrong guess is undone by dropping / adding
+        constraints); with no feasible point, nothing changes. Each round costs one
+        factorization and fixes or frees many bounds at once.
+        """
+        d = self.d
+        state0, best = self.state.copy(), None
+        for _ in range(rounds):
+            if self.n_iter >= self.max_iter - 1:
+                break
+            g = self.P @ x + d.q
+            self.gscale = 1.0 + max(float(np.max(np.abs(d.q))), float(np.max(np.abs(g - d.q))))
+            p, kind = self._direction(x, g)
+            if kind != "newton":
+                break
+            xn = x + p
+            _, _, w_lb, w_ub = self._multipliers(self.P @ xn + d.q)
+            free = self.state == _FREE
+            lo, hi = free & (xn < d.lb), free & (xn > d.ub)
+            mtol = self.tol * self.gscale
+            release = (((self.state == _LOWER) & (w_lb < -mtol))
+                       | ((self.state == _UPPER) & (w_ub < -mtol)))
+            if not (lo.any() or hi.any()) and _max_violation(d, xn) <= self.ftol:
+                best = (xn, self.state.copy())
+            if not (lo.any() or hi.any() or release.any()):
+                break
+            self.n_crash += 1
+            self.n_iter += 1
+            self.state[lo], self.state[hi], self.state[release] = _LOWER, _UPPER, _FREE
+            if not self._independent_working_set():
+                break
+            x = np.clip(xn, d.lb, d.ub)
+            x[release] = xn[release]
+            x = self._restore(x)
+        if best is None:
+            self.state = state0
+            return self._x_start
+        self.state = best[1]
+        return best[0]
+
+    def _independent_working_set(self) -> bool:
+        C = self._constraint_rows()[:, self.state == _FREE]
+        if C.shape[0] == 0:
+            return True
+        if C.shape[0] > C.shape[1]:
+            return False
+        s = np.linalg.svd(C, compute_uv=False)
+        return bool(s[-1] > 1e-8 * s[0])
+
+    def run(self, x: np.ndarray, state, gw, *, crash: bool = False):
+        d = self.d
+        x = self._init_working_set(x, state, gw)
+        self._x_start = x
+        if crash and np.count_nonzero(self.state == _FREE) >= 20 and (
+                np.isfinite(d.lb).any() or np.isfinite(d.ub).any()):
+            x = self.crash(x)
+        at_min = False
+        status = "max_iter"
+        ray = None
+        while self.n_iter < self.max_iter:
+            self.n_iter += 1
+            g = self.P @ x + d.q
+            self.gscale = 1.0 + max(float(np.max(np.abs(d.q))),
+                                    float(np.max(np.abs(g - d.q))))
+            if not at_min:
+                p, kind = self._direction(x, g)
+                pn = float(np.max(np.abs(p)))
+                if not np.isfinite(pn):
+                    raise QPSolverError("the working-set subproblem gave a non-finite step")
+                at_min = pn == 0.0
+                if not at_min:
+                    alpha_max = 1.0 if kind == "newton" else self._ray_length(g, p)
+                    alpha, block = self._step_length(x, p, alpha_max)
+                    if not np.isfinite(alpha):
+                        status, ray = "unbounded", p
+                        break
+                    x = x + alpha * p
+                    if block is not None:
+                        self._add(x, p, block)
+                    else:
+                        at_min = kind == "newton"
+                    self._count_zero_step(alpha * pn)
+                    continue
+            nu, z, w_lb, w_ub = self._multipliers(g)
+            drop = self._to_drop(z, w_lb, w_ub)
+            if drop is None:
+                status = "optimal"
+                break
+            kind_d, k = drop
+            if kind_d == "bound":
+                self.state[k] = _FREE
+            else:
+                self.gw[k] = False
+            self.n_drop += 1
+            at_min = False
+        if status == "optimal":
+            x = self._restore(x)
+        g = self.P @ x + d.q
+        nu, z, w_lb, w_ub = self._multipliers(g)
+        return x, nu, z, w_lb, w_ub, status, ray
+
+    def _restore(self, x: np.ndarray) -> np.ndarray:
+        """Make the working-set equalities hold to rounding by a least-squares move of free x."""
+        F = np.flatnonzero(self.state == _FREE)
+        C = self._constraint_rows()
+        if C.shape[0] == 0 or F.size == 0:
+            return x
+        rhs = np.concatenate([self.d.b[self.a_keep], self.d.h[self.gw]])
+        r = C @ x - rhs
+        if not np.any(r):
+            return x
+        dx, *_ = np.linalg.lstsq(C[:, F], -r, rcond=None)
+        x = x.copy()
+        x[F] += dx
+        return x
+
+    def _ray_length(self, g: np.ndarray, p: np.ndarray) -> float:
+        curv = float(p @ (self.P @ p))
+        slope = float(g @ p)
+        if curv > 10.0 * _EPS * self.pscale * float(p @ p) and slope < 0:
+            return -slope / curv
+        return np.inf
+
+    def _count_zero_step(self, moved: float) -> None:
+        if moved <= _EPS * 10:
+            self.n_zero_steps += 1
+            if self.n_zero_steps >= 3:
+                self.bland = True
+        else:
+            self.n_zero_steps = 0
+            self.bland = False
+
+    def active_set(self) -> ActiveSet:
+        st = self.state
+        return ActiveSet(at_lower=(st == _LOWER) | (st == _FIXED),
+                         at_upper=(st == _UPPER) | (st == _FIXED),
+                         inequalities=self.gw.copy())
+
+
+def _parse_warm(warm_start, d: _QPData):
+    """Return ``(x, state, gw)`` from a warm start (``None`` entries when unknown)."""
+    if warm_start is None:
+        return None, None, None
+    if isinstance(warm_start, QPResult):
+        x = np.asarray(warm_start.x, dtype=float)
+        act = warm_start.active
+        if x.shape != (d.n,) or act.at_lower.shape != (d.n,):
+            raise ValueError(f"warm_start must be a QPResult of a problem with {d.n} variables; "
+                             f"got one with {x.shape[0] if x.ndim else 0}")
+        if not np.all(np.isfinite(x)):
+            return None, None, None
+        state = np.full(d.n, _FREE, dtype=np.int8)
+        state[act.at_lower] = _LOWER
+        state[act.at_upper] = _UPPER
+        state[act.at_lower & act.at_upper] = _FIXED
+        gw = act.inequalities.copy() if act.inequalities.shape == (d.G.shape[0],) else None
+        return x, state, gw
+    try:
+        x = np.asarray(warm_start, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("warm_start must be a QPResult or a vector of length "
+                         f"{d.n}; got {type(warm_start).__name__}") from exc
+    if x.shape != (d.n,):
+        raise ValueError(f"warm_start must be a QPResult or a vector of length {d.n}; "
+                         f"got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("warm_start must contain only finite values")
+    return x, None, None
+
+
+def _max_iter(max_iter, d: _QPData) -> int:
+    if max_iter is None:
+        return 10 * (d.n + d.G.shape[0]) + 100
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
+    return int(max_iter)
+
+
+def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_start=None,
+             tol: float = 1e-10, max_iter: int | None = None) -> QPResult:
+    r"""Solve a dense convex QP by a primal active-set method.
+
+    .. math::
+
+        \min_x \; \tfrac12 x^\top P x + q^\top x
+        \quad \text{s.t.} \quad G x \le h, \quad A x = b, \quad lb \le x \le ub,
+
+    with ``P`` symmetric positive semi-definite.
+
+    Method
+    ------
+    Primal active-set method (Nocedal & Wright, *Numerical Optimization*, 2nd ed., Algorithm
+    16.3). The working set holds the (linearly independent) rows of ``A``, the variables
+    fixed at a bound -- eliminated from the subproblem -- and some rows of ``G``; it is kept
+    linearly independent. Each iteration minimizes the model on the working set by the
+    null-space method: ``Z`` spans the null space of the working-set rows restricted to the
+    free variables (QR), and the reduced Hessian ``Z' P_FF Z`` is factored by Cholesky when it
+    is well conditioned (LAPACK condition estimate > 1e-12), else by a symmetric
+    eigendecomposition. **Singular P**: eigenvalues below ``10 k eps max|P|`` count as zero
+    curvature; if the reduced gradient has a component along them, the step is that
+    zero-curvature descent direction taken up to the nearest blocking constraint (Nocedal &
+    Wright, sec. 16.5); no blocking constraint means the problem is unbounded
+    (``status="unbounded"``). Otherwise the minimum-norm Newton step is taken. At a minimizer
+    of the working set the multipliers are computed by least squares; the constraint with the
+    most negative (normalized) multiplier is dropped. Ties in the ratio test are broken by the
+    smallest index; after three consecutive zero-length steps the drop rule switches to
+    Bland's smallest-index rule until progress resumes. An iteration cap bounds the rest.
+
+    Starting point: ``warm_start`` when given (repaired when infeasible, see below), else
+    ``clip(0, lb, ub)`` when that is feasible, else a phase 1: the feasible point nearest to it
+    in the L1 norm, an LP solved by HiGHS (a vertex, so the first working set is large and the
+    subproblems small). An infeasible phase 1 gives ``status="infeasible"``. On a cold start
+    with at least 20 free variables, a few primal-dual active-set rounds ("crash", see
+    ``_ActiveSetQP.crash``) first guess many active bounds at once; they count as iterations
+    (``info["n_crash"]``). Every iteration refactors the working-set subproblem (no factor
+    updates), so one iteration costs ``O(k^3)`` for ``k`` free variables.
+
+    Parameters
+    ----------
+    P : array_like of shape (n, n), or None
+        Symmetric positive semi-definite matrix (symmetry is checked, PSD is assumed);
+        ``None`` means ``P = 0`` (a linear program).
+    q : array_like of shape (n,)
+    G, h : array_like of shapes (m_G, n) and (m_G,), optional
+        General inequalities ``G x <= h`` (meant for a few rows).
+    A, b : array_like of shapes (m_A, n) and (m_A,), optional
+        Equalities ``A x = b``; redundant rows are detected and ignored (their ``nu`` is 0).
+    lb, ub : float or array_like of shape (n,), optional
+        Bounds; ``-inf`` / ``+inf`` entries mean no bound.
+    warm_start : QPResult or array_like of shape (n,), optional
+        A previous result (its ``x`` and working set are reused: variables it fixed at a bound
+        are fixed at the *new* bound) or a primal point. An infeasible warm point is clipped to
+        the bounds and corrected for ``A x = b`` by least squares; when that fails, the phase 1
+        LP projects it onto the feasible set.
+    tol : float
+        Optimality tolerance: multipliers count as negative below ``-tol * (1 + |gradient|)``.
+    max_iter : int, optional
+        Iteration cap (default ``10 (n + m_G) + 100``); ``status="max_iter"`` when reached.
+
+    Returns
+    -------
+    QPResult
+        ``x``, multipliers ``nu, z, w_lb, w_ub`` (convention of :mod:`pathlib_core.kkt`),
+        ``active`` (the final working set), ``n_iter``, ``status``, ``objective``; ``kkt``
+        gives the residuals. ``info`` holds ``"start"`` (how the first point was found:
+        ``"warm"``, ``"warm-repaired"``, ``"phase1-from-warm"``, ``"zero"``, ``"phase1"``),
+        ``"n_add"``, ``"n_drop"``, ``"n_crash"`` and, when unbounded, the ray
+        ``"unbounded_direction"``.
+
+    Raises
+    ------
+    ValueError
+        Bad input (shapes, NaN, ``lb > ub``, asymmetric ``P``, ...), naming the argument.
+    QPSolverError
+        An unrecoverable numerical failure (the phase-1 LP failing for another reason than
+        infeasibility, a failed factorization); never a bare ``LinAlgError``.
+    """
+    d = _qp_data(P, q, G=G, h=h, A=A, b=b, lb=lb, ub=ub)
+    tol = positive_scalar(tol, "tol")
+    iters = _max_iter(max_iter, d)
+    x_w, state, gw = _parse_warm(warm_start, d)
+    try:
+        return _solve(d, tol, iters, x_w, state, gw)
+    except np.linalg.LinAlgError as exc:  # pragma: no cover - defensive
+        raise QPSolverError(f"linear algebra failure in the active-set method: {exc}") from exc
+
+
+def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
+    solver = _ActiveSetQP(d, tol, iters)
+    info: dict = {}
+    x0, info["start"] = _starting_point(d, x_w, state, solver.ftol)
+    if x0 is None:
+        status = "infeasible" if info["start"] == "infeasible" else "error"
+        if status == "error":
+            raise QPSolverError(info["start"])
+        return _empty_result(d, status, 0, "active-set", info)
+    if info["start"] not in ("warm", "warm-repaired"):
+        state, gw = None, None
+    x, nu, z, w_lb, w_ub, status, ray = solver.run(x0, state, gw, crash=state is None)
+    info.update(n_add=solver.n_add, n_drop=solver.n_drop, n_crash=solver.n_crash)
+    if ray is not None:
+        info["unbounded_direction"] = ray
+    return QPResult(x=x, nu=nu, z=z, w_lb=w_lb, w_ub=w_ub, active=solver.active_set(),
+                    n_iter=solver.n_iter, status=status, objective=d.objective(x),
+                    solver="active-set", info=info, _data=d)
+
+
+def _starting_point(d: _QPData, x_w, state, ftol: float):
+    if x_w is not None:
+        if state is not None:  # snap the warm working set to the new bounds
+            x_w = x_w.copy()
+            lo = (state == _LOWER) & np.isfinite(d.lb)
+            hi = (state == _UPPER) & np.isfinite(d.ub)
+            x_w[lo], x_w[hi] = d.lb[lo], d.ub[hi]
+        if _max_violation(d, x_w) <= ftol:
+            return x_w, "warm"
+        x = _repair(d, x_w, ftol)
+        if x is not None:
+            return x, "warm-repaired"
+        x, msg = _phase1(d, x_w)
+        return x, ("phase1-from-warm" if x is not None else msg)
+    x_ref = np.clip(np.zeros(d.n), d.lb, d.ub)
+    if _max_violation(d, x_ref) <= ftol:
+        return x_ref, "zero"
+    x, msg = _phase1(d, x_ref)
+    return x, ("phase1" if x is not None else msg)
+
+
+# ---------------------------------------------------------------------------------------------
+# cvxpy oracle
+# ---------------------------------------------------------------------------------------------
+_CVXPY_SOLVERS = {"CLARABEL", "OSQP", "SCS", "HIGHS", "ECOS", "MOSEK", "GUROBI", "PIQP",
+                  "PROXQP", "CVXOPT"}
+
+
+def _psd_factor(P: np.ndarray) -> np.ndarray:
+    """``L`` with ``P ~= L L'`` from the eigendecomposition (negative rounding dropped)."""
+    try:
+        s, V = np.linalg.eigh(P)
+    except np.linalg.LinAlgError as exc:
+        raise QPSolverError("eigendecomposition of P failed") from exc
+    cut = 10.0 * P.shape[0] * _EPS * max(float(np.max(np.abs(s))), 0.0)
+    keep = s > cut
+    return V[:, keep] * np.sqrt(s[keep])
+
+
+def _solver_options(solver: str, tol: float) -> dict:
+    if solver == "CLARABEL":
+        return {"tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_ktratio": 1e-8,
+                "max_iter": 500}
+    if solver == "OSQP":
+        return {"eps_abs": tol, "eps_rel": tol, "polish": True, "max_iter": 200000}
+    if solver == "SCS":
+        return {"eps_abs": tol, "eps_rel": tol, "max_iters": 200000}
+    return {}
+
+
+def _cvxpy_solve(prob, solver: str, options: dict) -> tuple[str, int, str]:
+    """Solve a cvxpy problem; return ``(status, n_iter, cvxpy status or error message)``."""
+    import cvxpy as cp
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            prob.solve(solver=solver, **options)
+    except cp.error.SolverError as exc:
+        return "error", -1, str(exc)
+    stats = prob.solver_stats
+    n_iter = int(stats.num_iters) if stats is not None and stats.num_iters is not None else -1
+    status = {cp.OPTIMAL: "optimal", cp.OPTIMAL_INACCURATE: "optimal_inaccurate",
+              cp.INFEASIBLE: "infeasible", cp.INFEASIBLE_INACCURATE: "infeasible",
+              cp.UNBOUNDED: "unbounded", cp.UNBOUNDED_INACCURATE: "unbounded"}.get(
+                  prob.status, "error")
+    return status, n_iter, str(prob.status)
+
+
+def solve_qp_cvxpy(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
+                   solver: str = "CLARABEL", tol: float = 1e-10) -> QPResult:
+    r"""Solve the QP of :func:`solve_qp` with cvxpy: the independent reference solution.
+
+    .. math::
+
+        \min_x \; \tfrac12 \|L^\top x\|^2 + q^\top x
+        \quad \text{s.t.} \quad G x \le h, \quad A x = b, \quad lb \le x \le ub,
+
+    where ``P = L L'`` is factored by an eigendecomposition (eigenvalues below
+    ``10 n eps max|eig|`` are dropped), so a PSD ``P`` that is slightly indefinite through
+    rounding is accepted. Duals are mapped to the convention of :mod:`pathlib_core.kkt`.
+
+    Parameters
+    ----------
+    P, q, G, h, A, b, lb, ub
+        As in :func:`solve_qp`.
+    solver : str
+        A cvxpy solver name (``"CLARABEL"``, ``"OSQP"``, ``"SCS"``, ``"HIGHS"``, ...).
+    tol : float
+        Passed as the solver's gap and feasibility tolerances where the solver has them
+        (CLARABEL: ``tol_gap_abs``, ``tol_gap_rel``, ``tol_feas``; OSQP / SCS: ``eps_abs``,
+        ``eps_rel``). When the solver fails or reports an inaccurate solution with these, the
+        solve is repeated once with the solver's default tolerances.
+
+    Returns
+    -------
+    QPResult
+        ``solver="cvxpy:<name>"``; ``n_iter`` from the solver statistics (``-1`` if unknown);
+        ``active`` read off the solution: a bound / row of ``G`` is active when its
+        multiplier exceeds ``sqrt(tol)`` or its slack is below ``1e-8 (1 + |bound|)``.
+    """
+    import cvxpy as cp
+
+    d = _qp_data(P, q, G=G, h=h, A=A, b=b, lb=lb, ub=ub)
+    tol = positive_scalar(tol, "tol")
+    check_choice(solver, "solver", _CVXPY_SOLVERS)
+    n = d.n
+    x = cp.Variable(n)
+    L = _psd_factor(d.P) if d.P is not None else np.zeros((n, 0))
+    obj = d.q @ x
+    if L.shape[1]:
+        obj = 0.5 * cp.sum_squares(L.T @ x) + obj
+    cons, tags = [], []
+    if d.G.shape[0]:
+        cons.append(d.G @ x <= d.h)
+        tags.append("G")
+    if d.A.shape[0]:
+        cons.append(d.A @ x == d.b)
+        tags.append("A")
+    ilb, iub = np.flatnonzero(np.isfinite(d.lb)), np.flatnonzero(np.isfinite(d.ub))
+    if ilb.size:
+        cons.append(x[ilb] >= d.lb[ilb])
+        tags.append("lb")
+    if iub.size:
+        cons.append(x[iub] <= d.ub[iub])
+        tags.append("ub")
+    prob = cp.Problem(cp.Minimize(obj), cons)
+    name = f"cvxpy:{solver}"
+    status, n_iter, message = _cvxpy_solve(prob, solver, _solver_options(solver, tol))
+    if status in ("error", "optimal_inaccurate"):
+        # retry with the solver's default tolerances (the tight ones are not always reachable)
+        retry = _cvxpy_solve(prob, solver, {})
+        if retry[0] != "error":
+            status, n_iter, message = retry
+    if status not in ("optimal", "optimal_inaccurate"):
+        return _empty_result(d, status, n_iter, name, {"cvxpy_status": message})
+    duals = {t: np.atleast_1d(np.asarray(c.dual_value, dtype=float))
+             for t, c in zip(tags, cons, strict=True)}
+    xv = np.asarray(x.value, dtype=float)
+    z = duals.get("G", np.zeros(0)).copy() if d.G.shape[0] else np.zeros(0)
+    nu = duals.get("A", np.zeros(0)).copy() if d.A.shape[0] else np.zeros(0)
+    w_lb, w_ub = np.zeros(n), np.zeros(n)
+    if ilb.size:
+        w_lb[ilb] = duals["lb"]
+    if iub.size:
+        w_ub[iub] = duals["ub"]
+    active = _active_from_solution(d, xv, z, w_lb, w_ub, tol)
+    return QPResult(x=xv, nu=nu, z=z, w_lb=w_lb, w_ub=w_ub, active=active, n_iter=n_iter,
+                    status=status, objective=d.objective(xv), solver=name,
+                    info={"cvxpy_status": prob.status}, _data=d)
+
+
+def _active_from_solution(d: _QPData, x, z, w_lb, w_ub, tol: float) -> ActiveSet:
+    mt = np.sqrt(tol)
+    fin_lb, fin_ub = np.isfinite(d.lb), np.isfinite(d.ub)
+    lbv, ubv = np.where(fin_lb, d.lb, 0.0), np.where(fin_ub, d.ub, 0.0)
+    at_lower = fin_lb & ((w_lb > mt) | (x - lbv <= 1e-8 * (1.0 + np.abs(lbv))))
+    at_upper = fin_ub & ((w_ub > mt) | (ubv - x <= 1e-8 * (1.0 + np.abs(ubv))))
+    ineq = (z > mt) | (d.h - d.G @ x <= 1e-8 * (1.0 + np.abs(d.h))) if d.G.shape[0] \
+        else np.zeros(0, dtype=bool)
+    return ActiveSet(at_lower, at_upper, ineq)
+
+
+# ---------------------------------------------------------------------------------------------
+# Linear programs
+# ---------------------------------------------------------------------------------------------
+def solve_lp(c, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
+             tol: float = 1e-10) -> QPResult:
+    r"""Solve a linear program with HiGHS (``scipy.optimize.linprog(method="highs")``).
+
+    .. math::
+
+        \min_x \; c^\top x
+        \quad \text{s.t.} \quad G x \le h, \quad A x = b, \quad lb \le x \le ub.
+
+    Bounds default to ``-inf`` / ``+inf`` (unlike ``linprog``, whose default is ``x >= 0``).
+    The HiGHS marginals are mapped to the convention of :mod:`pathlib_core.kkt`:
+    ``z = -ineqlin.marginals``, ``nu = -eqlin.marginals``, ``w_lb = lower.marginals``,
+    ``w_ub = -upper.marginals``; ``result.kkt`` then evaluates :func:`kkt.lp_residuals`.
+
+    Parameters
+    ----------
+    c : array_like of shape (n,)
+        Cost vector.
+    G, h, A, b, lb, ub
+        As in :func:`solve_qp`.
+    tol : float
+        Used to read the active set off the solution (as in :func:`solve_qp_cvxpy`).
+
+    Returns
+    -------
+    QPResult
+        With ``solver="highs"`` and ``objective = c'x``.
+    """
+    d = _qp_data(None, c, G=G, h=h, A=A, b=b, lb=lb, ub=ub, qname="c")
+    tol = positive_scalar(tol, "tol")
+    mG, mA = d.G.shape[0], d.A.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = linprog(d.q, A_ub=d.G if mG else None, b_ub=d.h if mG else None,
+                      A_eq=d.A if mA else None, b_eq=d.b if mA else None,
+                      bounds=_bounds_list(d.lb, d.ub), method="highs")
+    status = {0: "optimal", 1: "max_iter", 2: "infeasible", 3: "unbounded"}.get(res.status,
+                                                                                "error")
+    n_iter = int(getattr(res, "nit", -1) or -1)
+    if res.x is None:
+        return _empty_result(d, status, n_iter, "highs", {"message": res.message})
+    x = np.asarray(res.x, dtype=float)
+    z = -np.asarray(res.ineqlin.marginals, dtype=float) if mG else np.zeros(0)
+    nu = -np.asarray(res.eqlin.marginals, dtype=float) if mA else np.zeros(0)
+    w_lb = np.where(np.isfinite(d.lb), np.asarray(res.lower.marginals, dtype=float), 0.0)
+    w_ub = np.where(np.isfinite(d.ub), -np.asarray(res.upper.marginals, dtype=float), 0.0)
+    active = _active_from_solution(d, x, z, w_lb, w_ub, tol)
+    return QPResult(x=x, nu=nu, z=z, w_lb=w_lb, w_ub=w_ub, active=active, n_iter=n_iter,
+                    status=status, objective=float(d.q @ x), solver="highs",
+                    info={"message": res.message}, _data=d)

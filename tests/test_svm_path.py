@@ -1,0 +1,234 @@
+"""Tests of :func:`pathlib_core.svm.svm_path` against independent solvers (cvxpy, libsvm)."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_breast_cancer
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.preprocessing import StandardScaler
+
+from pathlib_core.svm import SVMSolution, svm_kkt_residual, svm_path
+
+cp = pytest.importorskip("cvxpy")
+
+C_LO, C_HI = 1e-2, 1e2
+
+
+def _breast_cancer(n=150, seed=0):
+    X, y = load_breast_cancer(return_X_y=True)
+    idx = np.random.default_rng(seed).choice(len(y), n, replace=False)
+    X = StandardScaler().fit_transform(X[idx])
+    return rbf_kernel(X, gamma=1.0 / X.shape[1]), np.where(y[idx] == 1, 1.0, -1.0)
+
+
+def _overlapping(seed=1):
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0, 1, (40, 2)), rng.normal(1, 1, (40, 2))])
+    return rbf_kernel(X, gamma=0.5), np.r_[-np.ones(40), np.ones(40)]
+
+
+def _unbalanced(seed=2):
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0, 1, (70, 3)), rng.normal(1, 1, (10, 3))])
+    return rbf_kernel(X, gamma=1 / 3), np.r_[-np.ones(70), np.ones(10)]
+
+
+DATASETS = {"breast_cancer": _breast_cancer, "overlapping": _overlapping,
+            "unbalanced": _unbalanced}
+
+
+def cvxpy_svm(K, y, C):
+    """Independent oracle: the dual QP with CLARABEL, PSD-safe through a factor of K."""
+    w, V = np.linalg.eigh(K)
+    keep = w > 1e-12 * w.max()
+    L = V[:, keep] * np.sqrt(w[keep])
+    a = cp.Variable(len(y))
+    obj = 0.5 * cp.sum_squares(L.T @ cp.multiply(y, a)) - cp.sum(a)
+    prob = cp.Problem(cp.Minimize(obj), [y @ a == 0, a >= 0, a <= C])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13,
+               max_iter=500)
+    return np.asarray(a.value), prob.value
+
+
+def dual_objective(K, y, a):
+    ya = y * a
+    return 0.5 * ya @ K @ ya - a.sum()
+
+
+@pytest.fixture(scope="module", params=sorted(DATASETS))
+def traced(request):
+    K, y = DATASETS[request.param]()
+    return request.param, K, y, svm_path(K, y, C_max=C_HI, C_min=C_LO)
+
+
+def test_path_matches_cvxpy_at_random_C(traced):
+    name, K, y, path = traced
+    rng = np.random.default_rng(42)
+    for C in np.exp(rng.uniform(np.log(C_LO), np.log(C_HI), 20)):
+        sol = path.at(C)
+        a_ref, v_ref = cvxpy_svm(K, y, C)
+        v = dual_objective(K, y, sol.alpha)
+        assert abs(v - v_ref) <= 1e-8 * max(1.0, abs(v_ref)), (name, C)
+        np.testing.assert_allclose(K @ (sol.alpha * y), K @ (a_ref * y), rtol=0, atol=1e-6)
+        assert np.all(sol.alpha >= -1e-9 * C) and np.all(sol.alpha <= C * (1 + 1e-9))
+        assert abs(sol.alpha @ y) <= 1e-9 * C * len(y)
+
+
+def test_kkt_residuals_at_every_breakpoint(traced):
+    name, K, y, path = traced
+    res = path.kkt_residuals()
+    assert res.shape == path.breakpoints.shape
+    assert res.max() <= 1e-8, name
+    # the public residual function agrees
+    C = path.breakpoints[len(path) // 2]
+    s = path.at(C)
+    assert svm_kkt_residual(K, y, C, s.alpha, s.intercept) <= 1e-8
+
+
+def test_path_structure_and_events(traced):
+    name, K, y, path = traced
+    assert path.param_name == "C"
+    assert path.param_range == (pytest.approx(C_LO), pytest.approx(C_HI))
+    assert len(path) >= 3
+    assert isinstance(path.at(1.0), SVMSolution)
+    kinds = {e.kind for e in path.events}
+    assert kinds <= {"enter", "leave"}
+    for e in path.events:
+        assert {e.info["from"], e.info["to"]} <= {"elbow", "left", "right"}
+        assert (e.info["to"] == "elbow") == (e.kind == "enter")
+    info = path.info
+    for key in ("n_events", "n_refactorizations", "max_drift", "time"):
+        assert key in info
+    assert info["max_drift"] <= 1e-8
+    # sets are consistent with alpha inside a segment
+    lo, hi = path.breakpoints[1], path.breakpoints[2]
+    s = path.at(0.5 * (lo + hi))
+    C = 0.5 * (lo + hi)
+    assert np.all(np.abs(s.alpha[s.left] - C) <= 1e-9 * C)
+    assert np.all(np.abs(s.alpha[s.right]) <= 1e-9 * C)
+
+
+def test_matches_libsvm_decision_values():
+    from sklearn.svm import SVC
+
+    K, y = _overlapping()
+    path = svm_path(K, y, C_max=10.0, C_min=0.05)
+    for C in (0.07, 0.5, 3.0, 10.0):
+        s = path.at(C)
+        clf = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
+        f_ref = clf.decision_function(K)
+        f = K @ (s.alpha * y) + s.intercept
+        np.testing.assert_allclose(f, f_ref, atol=1e-5)
+
+
+def test_default_C_min_ends_at_last_event_and_scales_below():
+    K, y = _unbalanced()
+    path = svm_path(K, y, C_max=10.0)
+    C_last = path.param_range[0]
+    assert C_last == pytest.approx(min(e.param for e in path.events))
+    assert path.kkt_residuals().max() <= 1e-8
+    # below the last event the solution is alpha(C_last) scaled by C / C_last
+    C = C_last / 3.0
+    a_ref, v_ref = cvxpy_svm(K, y, C)
+    a = path.at(C_last).alpha * (C / C_last)
+    assert abs(dual_objective(K, y, a) - v_ref) <= 1e-8 * max(1.0, abs(v_ref))
+
+
+def test_empty_elbow_intercept_is_midpoint_and_continuous():
+    K, y = _overlapping(seed=3)
+    path = svm_path(K, y, C_max=10.0, C_min=1e-4)
+    s = path.at(1e-4)
+    assert not s.elbow.any()  # balanced classes, tiny C: every point at alpha = C
+    # intercept interval allowed by the sign conditions at C = 1e-4
+    C = 1e-4
+    f0 = K @ (s.alpha * y)
+    lo, hi = -np.inf, np.inf
+    for i in range(len(y)):
+        # left (alpha = C): y_i (f0_i + b) <= 1 ; right (alpha = 0): y_i (f0_i + b) >= 1
+        bound = (1 - y[i] * f0[i]) * y[i]
+        if s.left[i]:
+            hi, lo = (min(hi, bound), lo) if y[i] > 0 else (hi, max(lo, bound))
+        else:
+            lo, hi = (max(lo, bound), hi) if y[i] > 0 else (lo, min(hi, bound))
+    assert lo <= s.intercept <= hi
+    assert s.intercept == pytest.approx(0.5 * (lo + hi), rel=1e-9, abs=1e-12)
+    # continuity of the intercept across the breakpoints
+    bps = path.breakpoints
+    for k in range(1, len(bps) - 1):
+        left = path.at(bps[k], side="left").intercept
+        right = path.at(bps[k], side="right").intercept
+        assert left == pytest.approx(right, abs=1e-9)
+    assert path.kkt_residuals().max() <= 1e-8
+    assert svm_kkt_residual(K, y, C, s.alpha, s.intercept) <= 1e-8
+
+
+# ---------------------------------------------------------------------------------------------
+# Property tests: degenerate data. Residuals are relative (kkt.qp_residuals scaling: each
+# condition divided by 1 + the size of its terms), so they compare across data scales.
+# ---------------------------------------------------------------------------------------------
+@st.composite
+def svm_problems(draw):
+    n = draw(st.integers(6, 40))
+    d = draw(st.integers(1, 4))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * 10.0 ** draw(st.integers(-3, 3))
+    n_dup = draw(st.integers(0, n // 3))
+    if n_dup:
+        X[-n_dup:] = X[:n_dup]
+    frac = draw(st.sampled_from([0.5, 0.2, 0.1]))
+    y = np.where(rng.random(n) < frac, 1.0, -1.0)
+    y[0], y[1] = 1.0, -1.0
+    kernel = draw(st.sampled_from(["linear", "rbf"]))
+    if kernel == "linear":
+        K = X @ X.T
+    else:
+        K = rbf_kernel(X, gamma=1.0 / (d * np.var(X)))
+    C_max = 10.0 ** draw(st.floats(-1, 3)) / np.max(np.abs(K))
+    return K, y, C_max
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(svm_problems())
+def test_property_degenerate_data_path_completes_kkt_exact(problem):
+    K, y, C_max = problem
+    path = svm_path(K, y, C_max=C_max, C_min=C_max * 1e-3)
+    assert path.kkt_residuals().max() <= 1e-8
+    s = path.at(path.breakpoints[len(path) // 2])
+    assert abs(s.alpha @ y) <= 1e-8 * max(1.0, s.alpha.sum())
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------------------------
+def _small():
+    K, y = _overlapping()
+    return K[:10, :10], y[[0, 1, 2, 3, 4, 40, 41, 42, 43, 44]].copy() * 0 + np.r_[
+        -np.ones(5), np.ones(5)]
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda K, y: (np.where(np.eye(10) > 0, np.nan, K), y), "K"),
+    (lambda K, y: (K, np.r_[y[:-1], np.inf]), "y"),
+    (lambda K, y: (K[:, :9], y), "K"),
+    (lambda K, y: (K + np.triu(np.ones((10, 10)), 1), y), "K"),
+    (lambda K, y: (K, y[:9]), "y"),
+    (lambda K, y: (K, np.r_[y[:-1], 2.0]), "y"),
+    (lambda K, y: (K, np.ones(10)), "y"),
+])
+def test_bad_data_raises_value_error_naming_argument(mutate, match):
+    K, y = _small()
+    Kb, yb = mutate(K, y)
+    with pytest.raises(ValueError, match=match):
+        svm_path(Kb, yb, C_max=1.0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"C_max": 0.0}, "C_max"), ({"C_max": -1.0}, "C_max"), ({"C_max": np.nan}, "C_max"),
+    ({"C_max": 1.0, "C_min": 2.0}, "C_min"), ({"C_max": 1.0, "C_min": 0.0}, "C_min"),
+])
+def test_bad_C_raises_value_error(kwargs, match):
+    K, y = _small()
+    with pytest.raises(ValueError, match=match):
+        svm_path(K, y, **kwargs)
