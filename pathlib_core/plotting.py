@@ -129,8 +129,12 @@ def save_figure(fig, name: str, *, notebook: str | None = None, directory=None,
     return target
 
 
-def show(fig, name: str, **kwargs) -> FsPath:
-    """Save ``fig`` (see :func:`save_figure`), display the saved SVG, and close the figure."""
+def show(fig, name: str, **kwargs) -> None:
+    """Save ``fig`` (see :func:`save_figure`), display the saved SVG, and close the figure.
+
+    Returns nothing, so that a notebook cell ending with ``show(...)`` displays only the
+    figure (use :func:`save_figure` for the saved file's path).
+    """
     import matplotlib.pyplot as plt
 
     path = save_figure(fig, name, **kwargs)
@@ -140,7 +144,6 @@ def show(fig, name: str, **kwargs) -> FsPath:
 
         # raw=True keeps the saved bytes: the picture in the book *is* the build output
         display({"image/svg+xml": path.read_text(encoding="utf-8")}, raw=True)
-    return path
 
 
 def figure_manifest(root=None) -> dict[str, str]:

@@ -152,6 +152,9 @@ def test_generated_pages_render_claims_benchmarks_and_status():
                             "notebook": "primer/n"}]}]
     page = generate_pages.scoreboard(results)
     assert "x \\| y" in page and "differs" in page and "## Primer" in page
+    assert page.count("## ") == 1, "each paper's section appears once"
+    other = generate_pages.scoreboard([{"claims": [dict(results[0]["claims"][0], paper="new")]}])
+    assert other.count("## ") == 1 and "## Paper `new`" in other
     assert "No claims" in generate_pages.scoreboard([])
     perf = generate_pages.performance([{"suite": "s", "results": [
         {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
