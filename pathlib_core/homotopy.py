@@ -1178,9 +1178,10 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
                stop_after=None):
     """Trace from ``t_start`` toward ``t_end``; breakpoints in tracing order.
 
-    Returns ``(params, points, events, engine, n_events)``. ``stop_after``: stop at the
-    breakpoint of that many events of positive length (used by fast clients that hand a
-    degenerate event to the engine and then resume).
+    Returns ``(params, points, events, engine, n_events)``. ``stop_after``: stop once that
+    many breakpoints beyond the start are recorded (``0``: only the exact start; ``1``: up to
+    the next event of positive length, zero-length events included). Fast clients (the lean
+    SVM loop) use it to hand one degenerate event to the engine and then resume.
     """
     direction = 1 if t_end >= t_start else -1
     eng = _Engine(prob, direction=direction, refactor_every=refactor_every, drift_tol=drift_tol,
