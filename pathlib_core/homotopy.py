@@ -1252,7 +1252,9 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
             params.append(t_new)
             points.append(_point(prob, new, z, t_new))
         else:
-            points[-1] = _point(prob, new, z, t_new)
+            # a zero-length event: the new sets start at the recorded breakpoint (the new
+            # segment's refined start may differ from it by rounding; evaluate it there)
+            points[-1] = _point(prob, new, z, params[-1])
         events.extend(_events_for(t_new, old_state, new.state, changes))
         t_last_event = t_new
         seg = new
