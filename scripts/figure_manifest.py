@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import sys
 from pathlib import Path
 
@@ -62,10 +63,29 @@ def _svg_body(text: str) -> str:
     return text[start:].strip() if start >= 0 else text.strip()
 
 
+def _referenced_images(html: Path) -> set[str]:
+    """Names of the ``_images/*.svg`` files some HTML page of the book refers to."""
+    names = set()
+    for page in html.rglob("*.html"):
+        names.update(re.findall(r"_images/([^\"'?#\s]+\.svg)", page.read_text(encoding="utf-8")))
+    return names
+
+
 def cmd_verify_html(html: Path, build: Path) -> int:
+    """Every SVG a page shows is a figure of this build; unreferenced leftovers are removed.
+
+    Sphinx never deletes files from ``_images``: an incremental build keeps the images of
+    earlier builds that no page shows any more. Those are deleted (and counted) rather than
+    reported, since no reader can see them.
+    """
     figures = {_svg_body(p.read_text(encoding="utf-8"))
                for p in (build / "figures").rglob("*.svg")}
     images = sorted((html / "_images").glob("*.svg")) if (html / "_images").exists() else []
+    shown = _referenced_images(html)
+    stale = [p for p in images if p.name not in shown]
+    for p in stale:
+        p.unlink()
+    images = [p for p in images if p.name in shown]
     stray = [p for p in images if _svg_body(p.read_text(encoding="utf-8")) not in figures]
     if stray:
         print(f"[manifest] {len(stray)} SVG image(s) in the HTML are not figures of this build:",
@@ -73,7 +93,8 @@ def cmd_verify_html(html: Path, build: Path) -> int:
         for p in stray[:20]:
             print(f"  {p}", file=sys.stderr)
         return 1
-    print(f"[manifest] all {len(images)} SVG image(s) in the HTML are figures of this build")
+    print(f"[manifest] all {len(images)} SVG image(s) shown in the HTML are figures of this "
+          f"build ({len(stale)} unreferenced leftover(s) of earlier builds removed)")
     return 0
 
 

@@ -241,3 +241,21 @@ def test_manifest_compares_timing_figures_by_name_only(tmp_path):
     (tmp_path / "b1" / "figures" / "nb" / "fixed.svg").write_text("<svg>changed</svg>")
     figure_manifest.cmd_write(tmp_path / "b1")
     assert figure_manifest.cmd_compare(*manifests) == 1
+
+
+def test_verify_html_checks_shown_images_and_drops_leftovers(tmp_path):
+    import figure_manifest
+
+    build, html = tmp_path / "build", tmp_path / "html"
+    (build / "figures" / "nb").mkdir(parents=True)
+    (build / "figures" / "nb" / "a.svg").write_text('<?xml version="1.0"?>\n<svg>a</svg>')
+    (html / "_images").mkdir(parents=True)
+    (html / "_images" / "h1.svg").write_text("<svg>a</svg>")      # this build's figure
+    (html / "_images" / "old.svg").write_text("<svg>older</svg>")  # leftover, shown nowhere
+    (html / "page.html").write_text('<img src="_images/h1.svg" />')
+    assert figure_manifest.cmd_verify_html(html, build) == 0
+    assert not (html / "_images" / "old.svg").exists()
+    # an image a page shows that no notebook of this build produced is an error
+    (html / "_images" / "h2.svg").write_text("<svg>stale but shown</svg>")
+    (html / "page2.html").write_text('<img src="../_images/h2.svg" />')
+    assert figure_manifest.cmd_verify_html(html, build) == 1
