@@ -92,11 +92,21 @@ def _svm_residual(Q, y, C, alpha, b) -> float:
 
 
 def _start_alpha(K, y, C) -> np.ndarray:
-    """Approximate solution at C with libsvm (exactness comes from the engine's polishing)."""
+    """Approximate solution at C with libsvm (exactness comes from the engine's polishing).
+
+    On degenerate data (duplicates, a singular kernel) libsvm may stop at its iteration cap
+    with a ``ConvergenceWarning``; the point is only a start, which the engine polishes to an
+    exact KKT point (or reports a clear ``HomotopyError``), so the warning is not passed on.
+    """
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import SVC
 
     clf = SVC(kernel="precomputed", C=C, tol=1e-10, cache_size=500, max_iter=10**7)
-    clf.fit(K, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(K, y)
     alpha = np.zeros(y.shape[0])
     alpha[clf.support_] = np.abs(clf.dual_coef_.ravel())
     return np.clip(alpha, 0.0, C)
