@@ -70,6 +70,7 @@ __all__ = [
     "hidden_state_objective",
     "project_simplex",
     "kmeans_init",
+    "latent_global_optimum",
 ]
 
 METHODS = ("pdgdp", "ao", "cccp", "sgd")
@@ -605,6 +606,59 @@ def hidden_state_objective(X, y, theta, *, sigma: float = 0.01, eta: float | Non
     sigma = positive_scalar(sigma, "sigma")
     comp = _Components(Xv, yv, M, sigma, _weights(yv, _check_eta(eta, yv)), use_regions=False)
     return comp.evaluate(T)
+
+
+def _restricted_growth(n: int, M: int):
+    """Assignments of ``n`` items to at most ``M`` unlabeled states (one per set partition)."""
+    a = [0] * n
+
+    def rec(i: int, used: int):
+        if i == n:
+            yield tuple(a)
+            return
+        for m in range(min(used + 1, M)):
+            a[i] = m
+            yield from rec(i + 1, max(used, m + 1))
+
+    yield from rec(0, 0)
+
+
+def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
+                          eta: float | None = None, max_assignments: int = 20000):
+    r"""Global minimum of the latent-SVM objective by enumerating hard assignments.
+
+    ``J(theta)`` is concave on the product of simplices (module docstring), so its minimum is
+    attained at a vertex: a hard assignment of every positive to one state. Assignments that
+    differ only by a relabeling of the states give the same value, so one per set partition
+    of the positives into at most ``M`` blocks is solved (``M`` SVM duals each). Meant for
+    tiny instances (a check of the training methods).
+
+    Returns
+    -------
+    value : float
+        ``min_{W, b} J(W, b)``.
+    theta : ndarray of shape (n_pos, M)
+        A minimizing hard assignment.
+    n_assignments : int
+        How many assignments were solved.
+    """
+    Xv, yv = _check_data(X, y)
+    n_pos = int(np.sum(yv > 0))
+    M = _check_states(n_states, n_pos)
+    sigma = positive_scalar(sigma, "sigma")
+    comp = _Components(Xv, yv, M, sigma, _weights(yv, _check_eta(eta, yv)), use_regions=False)
+    best, best_T, count = np.inf, None, 0
+    for assign in _restricted_growth(n_pos, M):
+        count += 1
+        if count > max_assignments:
+            raise ValueError(f"more than max_assignments={max_assignments} assignments to "
+                             "enumerate; use fewer positives or states")
+        T = np.zeros((n_pos, M))
+        T[np.arange(n_pos), assign] = 1.0
+        J = comp.evaluate(T)[0]
+        if J < best:
+            best, best_T = J, T
+    return float(best), best_T, count
 
 
 class LatentSVMClassifier:
