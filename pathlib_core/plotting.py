@@ -5,6 +5,11 @@ figure: the figure is written as SVG to ``<build>/figures/<notebook-id>/<name>.s
 *saved file* is what the notebook displays, so the picture in the book is byte-for-byte the
 build output. Saved SVGs are deterministic: a fixed ``svg.hashsalt``, text rendered as paths
 (no font lookup at view time), no date or creator metadata, the Agg backend.
+
+A figure that plots *measured wall-clock times* cannot be identical between two builds. Such a
+figure is saved with ``timing=True`` as ``<name>.timing.svg``: the figure manifest lists it
+apart and ``make check-repro`` does not compare its bytes (everything else in it, and every
+other figure, must be identical).
 """
 
 from __future__ import annotations
@@ -82,7 +87,16 @@ def _in_notebook() -> bool:
     return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
 
 
-def save_figure(fig, name: str, *, notebook: str | None = None, directory=None) -> FsPath:
+TIMING_SUFFIX = ".timing.svg"
+
+
+def is_timing_figure(path) -> bool:
+    """Whether a saved figure plots measured times (excluded from byte-for-byte comparison)."""
+    return str(path).endswith(TIMING_SUFFIX)
+
+
+def save_figure(fig, name: str, *, notebook: str | None = None, directory=None,
+                timing: bool = False) -> FsPath:
     """Save ``fig`` as a deterministic SVG and return the file's path.
 
     Parameters
@@ -94,6 +108,9 @@ def save_figure(fig, name: str, *, notebook: str | None = None, directory=None) 
         Notebook id (default :func:`pathlib_core.results.notebook_id`).
     directory : path-like, optional
         Override the target folder (default ``<build>/figures/<notebook-id>``).
+    timing : bool
+        The figure shows measured wall-clock times: saved as ``<name>.timing.svg`` and not
+        compared byte for byte between builds (see the module docstring).
     """
     if not name or not all(ch.isalnum() or ch in "-_" for ch in name):
         raise ValueError(f"name must be a non-empty file stem of letters, digits, - and _; "
@@ -103,8 +120,8 @@ def save_figure(fig, name: str, *, notebook: str | None = None, directory=None) 
     nb = notebook or notebook_id()
     target_dir = FsPath(directory) if directory is not None else build_dir() / "figures" / nb
     target_dir.mkdir(parents=True, exist_ok=True)
-    target = target_dir / f"{name}.svg"
-    tmp = target.with_suffix(".svg.tmp")
+    target = target_dir / (name + (TIMING_SUFFIX if timing else ".svg"))
+    tmp = target.with_name(target.name + ".tmp")
     with matplotlib.rc_context({"svg.hashsalt": STYLE["svg.hashsalt"],
                                 "svg.fonttype": STYLE["svg.fonttype"]}):
         fig.savefig(tmp, format="svg", metadata=_METADATA)
@@ -112,8 +129,12 @@ def save_figure(fig, name: str, *, notebook: str | None = None, directory=None) 
     return target
 
 
-def show(fig, name: str, **kwargs) -> FsPath:
-    """Save ``fig`` (see :func:`save_figure`), display the saved SVG, and close the figure."""
+def show(fig, name: str, **kwargs) -> None:
+    """Save ``fig`` (see :func:`save_figure`), display the saved SVG, and close the figure.
+
+    Returns nothing, so that a notebook cell ending with ``show(...)`` displays only the
+    figure (use :func:`save_figure` for the saved file's path).
+    """
     import matplotlib.pyplot as plt
 
     path = save_figure(fig, name, **kwargs)
@@ -123,7 +144,6 @@ def show(fig, name: str, **kwargs) -> FsPath:
 
         # raw=True keeps the saved bytes: the picture in the book *is* the build output
         display({"image/svg+xml": path.read_text(encoding="utf-8")}, raw=True)
-    return path
 
 
 def figure_manifest(root=None) -> dict[str, str]:

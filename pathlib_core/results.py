@@ -175,8 +175,12 @@ class Results:
         return value
 
     def claim(self, id: str, *, paper: str, text: str, paper_value: Any, ours: Any,
-              verdict: str, reason: str = "") -> Claim:
-        """Add a scoreboard row. ``verdict`` must be one of :data:`VERDICTS`."""
+              verdict: str, reason: str = "") -> None:
+        """Add a scoreboard row. ``verdict`` must be one of :data:`VERDICTS`.
+
+        Returns nothing (a notebook cell ending with a claim shows no output); the rows are
+        in :attr:`claims`.
+        """
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r}")
         if verdict != "matches" and not reason:
@@ -186,7 +190,6 @@ class Results:
         row = Claim(id=id, paper=paper, text=text, paper_value=str(paper_value),
                     ours=str(ours), verdict=verdict, reason=reason, notebook=self.notebook)
         self.claims.append(row)
-        return row
 
     def to_dict(self) -> dict:
         return {

@@ -68,7 +68,7 @@ def scoreboard(results: list[dict]) -> str:
     parts.append(_table(["verdict", "claims"],
                         [[VERDICT_MARK[v], n] for v, n in counts.items()]))
     known = {k for k, _ in PAPERS}
-    order = PAPERS + sorted({(c["paper"], c["paper"]) for c in claims} - set(PAPERS))
+    order = PAPERS + [(k, k) for k in sorted({c["paper"] for c in claims} - known)]
     for key, title in order:
         rows = [c for c in claims if c["paper"] == key]
         if not rows:

@@ -152,6 +152,9 @@ def test_generated_pages_render_claims_benchmarks_and_status():
                             "notebook": "primer/n"}]}]
     page = generate_pages.scoreboard(results)
     assert "x \\| y" in page and "differs" in page and "## Primer" in page
+    assert page.count("## ") == 1, "each paper's section appears once"
+    other = generate_pages.scoreboard([{"claims": [dict(results[0]["claims"][0], paper="new")]}])
+    assert other.count("## ") == 1 and "## Paper `new`" in other
     assert "No claims" in generate_pages.scoreboard([])
     perf = generate_pages.performance([{"suite": "s", "results": [
         {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
@@ -208,3 +211,33 @@ def test_make_rejects_an_unknown_mode_at_once():
                          text=True)
     assert run.returncode != 0
     assert "valid modes: quick full" in run.stderr
+
+
+def test_manifest_compares_timing_figures_by_name_only(tmp_path):
+    import figure_manifest
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pathlib_core.plotting import is_timing_figure, save_figure
+
+    manifests = []
+    for k, seconds in enumerate(([0.1, 0.2], [0.3, 0.1])):  # two builds, different timings
+        build = tmp_path / f"b{k}"
+        fig, ax = plt.subplots()
+        ax.plot([1, 2], [1, 2])
+        save_figure(fig, "fixed", directory=build / "figures" / "nb")
+        ax.plot([1, 2], seconds)
+        path = save_figure(fig, "times", directory=build / "figures" / "nb", timing=True)
+        plt.close(fig)
+        assert path.name == "times.timing.svg" and is_timing_figure(path)
+        assert figure_manifest.cmd_write(build) == 0
+        manifests.append(build / "figures.sha256")
+    lines = manifests[0].read_text().splitlines()
+    assert "timing  nb/times.timing.svg" in lines and len(lines) == 2
+    assert figure_manifest.cmd_compare(*manifests) == 0
+    # a deterministic figure that changes is still caught
+    (tmp_path / "b1" / "figures" / "nb" / "fixed.svg").write_text("<svg>changed</svg>")
+    figure_manifest.cmd_write(tmp_path / "b1")
+    assert figure_manifest.cmd_compare(*manifests) == 1
