@@ -157,6 +157,7 @@ def _degenerate(draw):
     return X @ X.T, y, u, kind
 
 
+@pytest.mark.filterwarnings("error::scipy.linalg.LinAlgWarning")
 @settings(deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(_degenerate())
 def test_degenerate_data_closed_form_is_optimal(case):
@@ -177,6 +178,20 @@ def test_degenerate_data_closed_form_is_optimal(case):
             assert R.kkt_residuals(v).max < 1e-8
             break
         d /= 2
+
+
+@pytest.mark.filterwarnings("error::scipy.linalg.LinAlgWarning")
+def test_exactly_singular_kkt_matrix_goes_to_the_fallback_silently():
+    # two identical free points with the same label: M = [[Q_FF, y_F], [y_F', 0]] has two
+    # equal rows, LU meets an exact zero pivot; the eigh fallback must take over, no warning
+    from pathlib_core.pdgdp.region import _apply_inverse, _factor
+
+    M = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
+    lu, Vk, inv_lam = _factor(M)
+    assert lu is None and inv_lam.size == 2
+    r = np.array([2.0, 2.0, 1.0])  # consistent: r in the range of M
+    z = _apply_inverse(lu, Vk, inv_lam, r)
+    np.testing.assert_allclose(M @ z, r, atol=1e-12)
 
 
 @pytest.mark.parametrize("bad,match", [

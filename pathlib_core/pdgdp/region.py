@@ -46,6 +46,7 @@ the two degenerate cases get a documented fallback (see :class:`CriticalRegion`)
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -427,7 +428,10 @@ def _factor(M: np.ndarray):
     """
     if M.shape[0] > 1:
         try:
-            lu = scipy.linalg.lu_factor(M, check_finite=False)
+            with warnings.catch_warnings():
+                # an exactly singular M is expected here (it goes to the eigh fallback below)
+                warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+                lu = scipy.linalg.lu_factor(M, check_finite=False)
             d = np.abs(np.diag(lu[0]))
             if d.min() > _LU_RCOND * d.max():
                 anorm = float(np.max(np.sum(np.abs(M), axis=0)))
