@@ -104,6 +104,7 @@ def test_full_batch_algorithm2_is_a_descent_method():
     (dict(gamma0=1.5), "gamma0"),
     (dict(backtrack=1.0), "backtrack"),
     (dict(scales0=[1.0, -1.0, 1.0]), "scales0"),
+    (dict(scales0=[1.0, 1.0]), "scales0 must be one positive number"),
     (dict(costs=(0.0, 0.0)), "costs"),
 ])
 def test_bad_input(kwargs, match):

@@ -380,7 +380,11 @@ def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdg
         D = ard_rbf_kernel(prob.X, scales=np.ones(prob.d))
         med = float(np.median(-np.log(np.clip(D[np.triu_indices_from(D, 1)], 1e-300, None))))
         scales0 = np.full(prob.d, 1.0 / max(med, 1e-12))
-    s0 = np.broadcast_to(np.asarray(scales0, dtype=float), (prob.d,)).copy()
+    try:
+        s0 = np.broadcast_to(np.asarray(scales0, dtype=float), (prob.d,)).copy()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"scales0 must be one positive number or {prob.d} of them (one per "
+                         f"feature); got {np.shape(scales0)}") from exc
     if not np.all(np.isfinite(s0)) or np.any(s0 <= 0):
         raise ValueError("scales0 must be positive and finite")
     r = positive_scalar(backtrack, "backtrack")
