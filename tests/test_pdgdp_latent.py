@@ -1,0 +1,215 @@
+"""Tests of latent-SVM training (Algorithm 1 and the AO / CCCP / SGD baselines)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pathlib_core.pdgdp import (
+    LatentSVMClassifier,
+    hidden_state_objective,
+    latent_global_optimum,
+    latent_objective,
+    project_simplex,
+    train_latent_svm,
+)
+from pathlib_core.qp import solve_qp_cvxpy
+
+cp = pytest.importorskip("cvxpy")
+
+
+def _latent_data(seed, n_pos=6, n_neg=8):
+    """Positives in two clusters on either side of the negatives (a 2-state problem)."""
+    rng = np.random.default_rng(seed)
+    h = n_pos // 2
+    Xp = np.vstack([rng.normal([2.0, 0.0], 0.8, (h, 2)), rng.normal([-2.0, 0.0], 0.8,
+                                                                   (n_pos - h, 2))])
+    Xn = rng.normal([0.0, 0.0], 0.9, (n_neg, 2))
+    return np.vstack([Xp, Xn]), np.r_[np.ones(n_pos), -np.ones(n_neg)]
+
+
+def _dual_value_oracle(X, y, theta, sigma, eta):
+    """``J(theta) = -sum_m V(u_m)`` with every component's dual solved by cvxpy."""
+    l = y.shape[0]
+    c = np.where(y > 0, eta / l, (1 - eta) / l)
+    Q = np.outer(y, y) * (X @ X.T) / sigma
+    total = 0.0
+    for m in range(theta.shape[1]):
+        u = c.copy()
+        u[y > 0] *= theta[:, m]
+        res = solve_qp_cvxpy(Q, -np.ones(l), A=y[None, :], b=[0.0], lb=0.0, ub=u, tol=1e-12)
+        total -= res.objective
+    return total
+
+
+def _primal_value(X, y, theta, W, b, sigma, eta):
+    """``J(theta, W, b)``: the theta-weighted hinge on positives (the simplex trick)."""
+    l = y.shape[0]
+    c = np.where(y > 0, eta / l, (1 - eta) / l)
+    F = X @ W.T + b
+    pos = y > 0
+    lp = np.sum(theta * np.maximum(1 - F[pos], 0), axis=1)
+    ln = np.sum(np.maximum(1 + F[~pos], 0), axis=1)
+    return 0.5 * sigma * np.sum(W * W) + c[pos] @ lp + c[~pos] @ ln
+
+
+def test_hidden_state_objective_matches_oracle_and_primal():
+    X, y = _latent_data(0)
+    rng = np.random.default_rng(0)
+    theta = project_simplex(rng.random((6, 2)))
+    sigma, eta = 0.1, 0.5
+    J, grad, W, b = hidden_state_objective(X, y, theta, sigma=sigma, eta=eta)
+    assert abs(J - _dual_value_oracle(X, y, theta, sigma, eta)) < 1e-9 * max(1, abs(J))
+    # strong duality: the primal value at the returned weights is the same number
+    assert abs(J - _primal_value(X, y, theta, W, b, sigma, eta)) < 1e-8 * max(1, abs(J))
+    # and min_m <= theta-average: the latent objective of (W, b) is at most J(theta)
+    assert latent_objective(X, y, W, b, sigma=sigma, eta=eta) <= J + 1e-12
+
+
+def test_gradient_matches_finite_differences_along_the_simplex():
+    X, y = _latent_data(1)
+    rng = np.random.default_rng(1)
+    theta = project_simplex(rng.random((6, 2)) + 0.5)
+    sigma, eta = 0.1, 0.5
+    _, grad, _, _ = hidden_state_objective(X, y, theta, sigma=sigma, eta=eta)
+    h = 1e-6
+    for _ in range(4):
+        D = rng.normal(size=theta.shape)
+        D -= D.mean(axis=1, keepdims=True)  # tangent to the simplices
+        jp = hidden_state_objective(X, y, theta + h * D, sigma=sigma, eta=eta)[0]
+        jm = hidden_state_objective(X, y, theta - h * D, sigma=sigma, eta=eta)[0]
+        assert abs((jp - jm) / (2 * h) - np.sum(grad * D)) < 1e-6
+
+
+def test_hidden_state_objective_is_concave_not_convex():
+    """Our finding: J(theta) is a minimum of functions linear in theta, hence concave.
+
+    The paper's Theorem 2 calls it convex; on segments between hard assignments the second
+    differences are never positive and on some segments they are clearly negative.
+    """
+    X, y = _latent_data(2)
+    rng = np.random.default_rng(2)
+    sigma, eta = 0.1, 0.5
+    strict = 0
+    for _ in range(3):
+        T0 = np.eye(2)[rng.integers(0, 2, 6)]  # two hard assignments (simplex vertices)
+        T1 = 1.0 - T0
+        ts = np.linspace(0, 1, 7)
+        vals = np.array([hidden_state_objective(X, y, (1 - t) * T0 + t * T1, sigma=sigma,
+                                                eta=eta)[0] for t in ts])
+        second = vals[:-2] - 2 * vals[1:-1] + vals[2:]
+        assert np.all(second <= 1e-10)
+        strict += int(np.any(second < -1e-6))
+    assert strict > 0
+
+
+@pytest.mark.parametrize("seed", [0, 3, 7])
+def test_methods_minimize_the_same_objective_and_respect_global_optimum(seed):
+    X, y = _latent_data(seed)
+    sigma = 0.1
+    opt, T_opt, count = latent_global_optimum(X, y, n_states=2, sigma=sigma)
+    assert count == 2 ** 5  # set partitions of 6 positives into <= 2 blocks
+    # the enumerated optimum is attained by its own assignment's SVMs
+    J_opt, _, W, b = hidden_state_objective(X, y, T_opt, sigma=sigma)
+    assert abs(latent_objective(X, y, W, b, sigma=sigma) - opt) < 1e-9
+    for method in ("pdgdp", "ao", "cccp", "sgd"):
+        r = train_latent_svm(X, y, n_states=2, method=method, sigma=sigma, seed=seed,
+                             max_iter=60)
+        J = latent_objective(X, y, r.weights, r.intercepts, sigma=sigma)
+        assert abs(J - r.objective) < 1e-12
+        assert r.objective >= opt - 1e-7
+        assert r.objective_history.shape[0] == r.weights_history.shape[0]
+        if method in ("ao", "cccp"):
+            assert np.all(np.diff(r.objective_history) <= 1e-9)
+
+
+def test_pdgdp_cached_regions_do_not_change_the_iterates():
+    X, y = _latent_data(4, n_pos=8, n_neg=10)
+    theta0 = project_simplex(np.random.default_rng(4).random((8, 2)))  # an interior start
+    kw = dict(n_states=2, method="pdgdp", sigma=0.1, max_iter=25, theta0=theta0, step=2.0)
+    a = train_latent_svm(X, y, **kw)
+    b = train_latent_svm(X, y, use_regions=False, **kw)
+    assert a.n_region_hits > 0 and b.n_region_hits == 0
+    assert a.n_qp_solves < b.n_qp_solves
+    np.testing.assert_allclose(a.theta_history, b.theta_history, atol=1e-9)
+    np.testing.assert_allclose(a.objective_history, b.objective_history, rtol=1e-9, atol=1e-12)
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.lists(st.floats(-5, 5), min_size=3, max_size=3), st.integers(0, 1000))
+def test_project_simplex_is_the_euclidean_projection(v, seed):
+    v = np.asarray(v)
+    p = project_simplex(v)[0]
+    assert abs(p.sum() - 1) < 1e-12 and np.all(p >= 0)
+    # exact optimality certificate (KKT of min ||x - v||^2 on the simplex; the minimizer is
+    # unique): v - p = tau 1 - mu with mu >= 0 and mu_i p_i = 0, i.e. v_i - p_i equals one
+    # tau on the support of p and is <= tau off it
+    on = p > 0
+    tau = float(np.mean((v - p)[on]))
+    np.testing.assert_allclose((v - p)[on], tau, atol=1e-12)
+    assert np.all((v - p)[~on] <= tau + 1e-12)
+    # an independent solver finds no closer point (CLARABEL is only accurate to ~1e-5 at a
+    # vertex of the simplex, e.g. v = (0, 0, 1), so its point is not compared entrywise)
+    x = cp.Variable(3)
+    cp.Problem(cp.Minimize(cp.sum_squares(x - v)), [x >= 0, cp.sum(x) == 1]).solve(
+        solver=cp.CLARABEL)
+    assert np.sum((p - v) ** 2) <= np.sum((x.value - v) ** 2) + 1e-9
+
+
+@settings(deadline=None, max_examples=8)
+@given(st.integers(0, 10_000), st.sampled_from(["duplicates", "collinear", "ties"]))
+def test_degenerate_latent_data(seed, kind):
+    X, y = _latent_data(seed)
+    if kind == "duplicates":
+        X[3:6] = X[0:3]
+        X[10:14] = X[6:10]
+    elif kind == "collinear":
+        X = np.c_[X, 2 * X[:, 0]]
+    else:
+        X = np.round(X)  # many tied points
+    theta = np.tile([0.5, 0.5], (6, 1))
+    J, grad, W, b = hidden_state_objective(X, y, theta, sigma=0.1)
+    assert abs(J - _dual_value_oracle(X, y, theta, 0.1, np.mean(y < 0))) < 1e-8 * max(1, J)
+    r = train_latent_svm(X, y, n_states=2, method="pdgdp", sigma=0.1, max_iter=15,
+                         theta0=theta)
+    assert np.isfinite(r.objective)
+    assert abs(r.objective - latent_objective(X, y, r.weights, r.intercepts, sigma=0.1)) < 1e-12
+
+
+def test_classifier_estimator():
+    X, y = _latent_data(5, n_pos=10, n_neg=12)
+    labels = np.where(y > 0, "pos", "neg")
+    clf = LatentSVMClassifier(n_states=2, method="ao", sigma=0.1).fit(X, labels)
+    assert set(clf.predict(X)) <= {"pos", "neg"}
+    assert clf.score(X, labels) >= 0.8
+    with pytest.raises(ValueError, match="two classes"):
+        LatentSVMClassifier().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="invalid parameter"):
+        clf.set_params(C=1)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(n_states=0), "n_states"),
+    (dict(n_states=1.5), "n_states"),
+    (dict(n_states=100), "n_states"),
+    (dict(n_states=2, method="newton"), "method"),
+    (dict(n_states=2, sigma=-1.0), "sigma"),
+    (dict(n_states=2, eta=1.0), "eta"),
+    (dict(n_states=2, max_iter=0), "max_iter"),
+    (dict(n_states=2, theta0=np.ones((6, 2))), "theta"),
+    (dict(n_states=2, theta0=np.ones((5, 2)) / 2), "theta"),
+])
+def test_bad_input(kwargs, match):
+    X, y = _latent_data(0)
+    with pytest.raises(ValueError, match=match):
+        train_latent_svm(X, y, **kwargs)
+
+
+def test_bad_labels_and_shapes():
+    X, y = _latent_data(0)
+    with pytest.raises(ValueError, match="y"):
+        train_latent_svm(X, np.ones_like(y), n_states=2)
+    with pytest.raises(ValueError, match="y"):
+        train_latent_svm(X, y[:-1], n_states=2)
+    with pytest.raises(ValueError, match="X"):
+        train_latent_svm(np.c_[X[:, :1], np.full(len(y), np.nan)], y, n_states=2)
