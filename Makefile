@@ -32,7 +32,7 @@ EXECUTED  := $(patsubst notebooks/%.ipynb,book/executed/%.ipynb,$(NOTEBOOKS))
 CORE      := $(shell find pathlib_core -name '*.py') data/registry.json requirements.lock
 PARAMS    := $(BUILD)/params.txt
 
-.PHONY: help install lock test lint execute pages book check-repro check-browser bench clean \
+.PHONY: help install lock test test-explore lint execute pages book check-repro check-browser bench clean \
         distclean FORCE
 
 help: ## show this help
@@ -65,8 +65,12 @@ lock: ## re-resolve requirements.in into requirements.lock (needs the package in
 lint: $(STAMP) ## ruff over the package, tests, scripts, benchmarks and notebooks
 	$(VENV)/bin/ruff check pathlib_core tests scripts benchmarks notebooks
 
-test: $(STAMP) lint ## ruff + the whole pytest suite
-	$(VENV)/bin/pytest -q
+test: $(STAMP) lint ## ruff + the whole pytest suite (reproducible property-test examples)
+	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q
+
+test-explore: $(STAMP) ## the pytest suite with new random property-test examples (bug hunting)
+	HYPOTHESIS_PROFILE=explore $(VENV)/bin/pytest -q -m "not slow" || \
+	  { echo "a failing example is kept in .hypothesis/ and replays until fixed"; exit 1; }
 
 # --- notebooks ---------------------------------------------------------------------------
 # The executed copies depend on their source, every pathlib_core file, the data registry, the

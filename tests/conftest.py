@@ -1,9 +1,11 @@
 """Test configuration: hypothesis profiles.
 
-``HYPOTHESIS_PROFILE=ci`` (set by ``.ci/run``) derandomizes the property tests so that a CI
-run is reproducible; locally the default profile explores new examples on every run, and a
-failure it finds is replayed from ``.hypothesis/`` until fixed (then added as a regression
-test).
+``make test`` (and so ``.ci/run``) sets ``HYPOTHESIS_PROFILE=ci``: the property tests draw
+the same examples on every machine, so the suite's verdict is reproducible. ``make
+test-explore`` uses the ``explore`` profile: new random examples on every run. A failure it
+finds is replayed from ``.hypothesis/`` until fixed, and is then added as a regression test
+(or, for a documented limitation, as a strict expected failure with its data in
+``tests/data/``). Plain ``pytest`` uses hypothesis's default profile (random examples).
 """
 
 import os
@@ -11,4 +13,5 @@ import os
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
