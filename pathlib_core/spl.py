@@ -224,9 +224,12 @@ class _Model:
         g = self.Z.T @ (v * d1) + self.pen * theta
         scale = 1.0 + float(np.max(np.abs(self.Z).T @ np.abs(v * d1)))
         if self.name == "lasso":
-            nz = theta != 0
-            r = np.where(nz, np.abs(g + self.alpha * np.sign(theta)),
-                         np.maximum(0.0, np.abs(g) - self.alpha))
+            # coefficients at rounding level (a breakpoint where w_j reaches 0) count as 0
+            # when the zero subgradient condition holds for them
+            r_zero = np.maximum(0.0, np.abs(g) - self.alpha)
+            r_nz = np.abs(g + self.alpha * np.sign(theta))
+            tiny = np.abs(theta) <= 1e-10 * max(1.0, float(np.max(np.abs(theta))))
+            r = np.where(theta == 0, r_zero, np.where(tiny, np.minimum(r_nz, r_zero), r_nz))
             scale = max(scale, self.alpha)
         else:
             r = np.abs(g)
@@ -300,7 +303,8 @@ def _weighted_logistic(model, v, theta0=None, *, tol=1e-13, max_iter=200):
         while True:
             cand = theta - t * step
             fc = model.objective(cand, v)
-            if fc <= f - 1e-4 * t * (g @ step) or t < 1e-10:
+            # (near the optimum the decrease is at rounding level: accept the full step)
+            if fc <= f - 1e-4 * t * (g @ step) or fc <= f + 1e-14 * abs(f) or t < 1e-10:
                 break
             t *= 0.5
         theta, f = cand, fc
@@ -372,23 +376,23 @@ def _split(model, theta):
 def _acs_core(m, age, regularizer, gamma, theta, *, max_iter, tol):
     v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
     for k in range(1, max_iter + 1):
-        theta_new = m.weighted_fit(v, theta)
-        v_new = sp_weights(m.losses(theta_new), age, regularizer=regularizer, gamma=gamma)
-        step = np.max(np.abs(theta_new - theta)) if theta.size else 0.0
-        theta, v_old, v = theta_new, v, v_new
-        if step <= tol * max(1.0, np.max(np.abs(theta))) and np.max(np.abs(v - v_old)) <= tol:
+        theta = m.weighted_fit(v, theta)
+        v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
+        # converged: w is stationary for the weighted problem with ITS OWN weights v*(l(w))
+        if m.stationarity(theta, v) <= tol:
             return theta, v, k, True
     return theta, v, max_iter, False
 
 
 def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, gamma=None,
-        warm_start=None, max_iter: int = 500, tol: float = 1e-12) -> ACSResult:
+        warm_start=None, max_iter: int = 500, tol: float = 1e-11) -> ACSResult:
     r"""Alternate convex search (Algorithm 1) for the SPL objective (2) at one age.
 
     Alternates ``v <- v*(l(w), age)`` (closed form, :func:`sp_weights`) and ``w <- argmin_w
-    R(w) + sum_i v_i l_i(w)`` (solved to ~1e-13) until both blocks stop changing (``tol``,
-    relative). A run that hits ``max_iter`` is returned with ``converged=False``: it is not
-    a partial optimum.
+    R(w) + sum_i v_i l_i(w)`` (solved to ~1e-13) until ``w`` is stationary, to ``tol``
+    (relative, :func:`partial_optimum_residual`), for the weights ``v*(l(w), age)`` of its
+    own losses: the partial-optimum certificate. A run that hits ``max_iter`` is returned
+    with ``converged=False``: it is not a partial optimum.
 
     Parameters
     ----------
@@ -418,7 +422,7 @@ def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, gamma=No
 
 
 def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, gamma=None,
-             max_iter: int = 500, tol: float = 1e-12) -> list[ACSResult]:
+             max_iter: int = 500, tol: float = 1e-11) -> list[ACSResult]:
     """ACS on a grid of ages, each warm-started from the previous solution (the baseline)."""
     ages = as_vector(ages, "ages")
     if ages.size == 0 or np.any(ages <= 0):
@@ -477,6 +481,8 @@ class _GAGA:
         self.jump_deltas = jump_deltas
         self.n_acs_iter = 0
         self.n_fallbacks = 0
+        self._pending_kkt = False
+        self._last_turn = None
         self.jumps: list[dict] = []
 
     # state helpers
@@ -549,11 +555,30 @@ class _GAGA:
                 fold = min(fold, ev[q] / scale - self.fold_tol)
             if q > 0:
                 fold = min(fold, -ev[q - 1] / scale - self.fold_tol)
-        return np.r_[g, gf, fold]
+        return np.r_[g, gf, fold, -1.0 if self._pending_kkt else 1.0]
 
-    def residual(self, t, theta, s: _State):
+    def residual(self, t, theta, s: _State | None):
+        """The partial-optimum certificate: stationarity with ``v = v*(l(w), t)``."""
         v = sp_weights(self.m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
         return self.m.stationarity(theta, v)
+
+    def state_residual(self, t, theta, s: _State):
+        """``|F_s(w, t)|`` of eq. (5) in the sets ``s`` (the manifold the ODE follows);
+        the integrator's drift is measured with it, set changes by the events."""
+        m = self.m
+        _, d1, _, v, _, _ = self._terms(t, theta, s)
+        A = s.active
+        F = m.Z[:, A].T @ (v * d1) + m.pen[A] * theta[A]
+        if m.name == "lasso":
+            F = F + m.alpha * s.signs[A]
+        scale = 1.0 + float(np.max(np.abs(m.Z).T @ np.abs(v * d1)))
+        if m.name == "lasso":
+            scale = max(scale, m.alpha)
+        return float(np.max(np.abs(F), initial=0.0)) / scale
+
+    def record_residual(self, t, rec: SPLSolution):
+        theta = rec.coef if self.m.name == "lasso" else np.r_[rec.coef, rec.intercept]
+        return self.residual(t, theta, None)
 
     def correct(self, t, theta, s: _State):
         theta = theta.copy()
@@ -565,18 +590,22 @@ class _GAGA:
                 F = F + self.m.alpha * s.signs[A]
             J, _ = self.jac(t, theta, s)
             theta[A] -= np.linalg.lstsq(J, F, rcond=None)[0]
-            if self.residual(t, theta, s) <= 1e-12:
+            if self.state_residual(t, theta, s) <= 1e-12:
                 return theta
-        if self.residual(t, theta, s) > 1e-10 and not getattr(self, "_in_fallback", False):
+        if (self.state_residual(t, theta, s) > 1e-10
+                and not getattr(self, "_in_fallback", False)):
             # the sets no longer describe the solution (a crossing inside one integration
-            # step): re-solve by warm ACS and polish in the sets of the result
+            # step): re-solve by warm ACS, polish in the sets of the result, and make the
+            # next event evaluation fire the "kkt" component so that update() records a
+            # jump and installs those sets
             self.n_fallbacks += 1
             self._in_fallback = True
             try:
                 th, _, k, _ = _acs_core(self.m, t, self.reg, self.gamma, theta,
-                                        max_iter=3000, tol=1e-12)
+                                        max_iter=3000, tol=1e-11)
                 self.n_acs_iter += k
                 theta = self.correct(t, th, self.state_from(th, t))
+                self._pending_kkt = True
             finally:
                 self._in_fallback = False
         return theta
@@ -636,10 +665,20 @@ class _GAGA:
         fired = [int(k) for k in fired]
         fold_index = self.m.n + (self.m.p if self.m.name == "lasso" else 0)
         info = {"fired": fired}
-        if fold_index not in fired:
+        if fold_index + 1 in fired:  # the KKT monitor: re-solved by ACS in correct()
+            self._pending_kkt = False
+            self.jumps.append({"age": t, "reason": "kkt", **info})
+            return Update(self.state_from(theta, t), theta, "jump", dict(info, reason="kkt"))
+        # an index that fires again at the same age right after its reassignment means
+        # neither side continues (a non-smooth fold): restart
+        again = self._last_turn is not None and self._last_turn[0] == t and bool(
+            set(fired) & self._last_turn[1])
+        if fold_index not in fired and not again:
             s_new, theta_new = self._switch(t, theta, s, fired)
             if self._consistent(t, theta_new, s_new, fired):
+                self._last_turn = (t, set(fired))
                 return Update(s_new, theta_new, "turning", info)
+        self._last_turn = None
         return self._jump(t, theta, info)
 
     def _jump(self, t, theta, info):
@@ -649,11 +688,16 @@ class _GAGA:
         for delta in self.jump_deltas:
             t1 = t * (1 + delta)
             th1, _, k1, ok1 = _acs_core(self.m, t1, self.reg, self.gamma, theta,
-                                        max_iter=3000, tol=1e-12)
+                                        max_iter=3000, tol=1e-11)
             self.n_acs_iter += k1
             # a non-converged ACS iterate is only a starting point: the residual decides
             s1 = self.state_from(th1, t1)
             th2 = self.correct(t, th1, s1)
+            if self.residual(t, th2, s1) > 1e-10:  # Newton back failed: ACS back instead
+                th2, _, k2, _ = _acs_core(self.m, t, self.reg, self.gamma, th1,
+                                          max_iter=3000, tol=1e-11)
+                self.n_acs_iter += k2
+                th2 = self.correct(t, th2, self.state_from(th2, t))
             if (self.residual(t, th2, s1) <= 1e-10
                     and np.max(np.abs(th2 - theta)) > 1e-8 * scale):
                 info = dict(info, delta=delta, acs_iterations=k1, acs_converged=ok1,
@@ -722,15 +766,20 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     theta0 = m.weighted_fit(np.ones(m.n))
     try:
         theta0, _, k0, ok = _acs_core(m, age_min, regularizer, gamma, theta0, max_iter=1000,
-                                      tol=1e-12)
+                                      tol=1e-11)
     except RuntimeError as exc:
         raise ValueError(f"age_min={age_min} is too small: no partial optimum exists ({exc})"
                          ) from exc
-    if not ok:
-        raise RuntimeError(f"ACS did not converge at age_min={age_min}")
     g.n_acs_iter += k0
+    # polish the ACS iterate by Newton steps on (5) in its sets (ACS converges linearly)
+    theta0 = g.correct(age_min, theta0, g.state_from(theta0, age_min))
+    r0 = g.residual(age_min, theta0, None)
+    if r0 > 1e-10:
+        raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "
+                           f"{'converged' if ok else 'did not converge'}, residual {r0:.3g}")
     path = follow_path(theta0, (age_min, age_max), rhs=g.rhs, events=g.events,
-                       update=g.update, residual=g.residual, correct=g.correct,
+                       update=g.update, residual=g.state_residual, correct=g.correct,
+                       record_residual=g.record_residual,
                        record=g.record, state=g.state_from(theta0, age_min), rtol=rtol,
                        atol=atol, drift_tol=drift_tol, max_events=max_events,
                        param_name="age")
