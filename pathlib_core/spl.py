@@ -170,9 +170,9 @@ def sp_weights_derivatives(loss, age, part, *, regularizer: str, gamma=None):
     else:
         m = part == _M
         v[e] = 1.0
-        s = np.sqrt(loss[m])
+        s = np.maximum(np.sqrt(loss[m]), 1e-100)  # M has sqrt(l) > 0; guard Newton trials
         v[m] = gamma / s - gamma / age
-        dl[m] = -0.5 * gamma / (s * loss[m])
+        dl[m] = -0.5 * gamma / s ** 3
         dlam[m] = gamma / age ** 2
     return v, dl, dlam
 
@@ -589,7 +589,12 @@ class _GAGA:
             if self.m.name == "lasso":
                 F = F + self.m.alpha * s.signs[A]
             J, _ = self.jac(t, theta, s)
-            theta[A] -= np.linalg.lstsq(J, F, rcond=None)[0]
+            if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
+                break
+            try:
+                theta[A] -= np.linalg.lstsq(J, F, rcond=None)[0]
+            except np.linalg.LinAlgError:
+                break
             if self.state_residual(t, theta, s) <= 1e-12:
                 return theta
         if (self.state_residual(t, theta, s) > 1e-10
@@ -681,14 +686,37 @@ class _GAGA:
         self._last_turn = None
         return self._jump(t, theta, info)
 
+    def _acs_newton(self, t, theta, *, max_iter=3000):
+        """Warm ACS at ``t`` until the sets stop changing, then Newton steps on (5) in
+        those sets (ACS alone converges only linearly near a fold)."""
+        m = self.m
+        v = sp_weights(m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
+        prev = None
+        for k in range(1, max_iter + 1):
+            theta = m.weighted_fit(v, theta)
+            v = sp_weights(m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
+            if m.stationarity(theta, v) <= 1e-11:
+                return theta, k, True
+            s = self.state_from(theta, t)
+            key = (s.part.tobytes(), s.active.tobytes(), s.signs.tobytes())
+            if key == prev and k % 5 == 0:
+                self._in_fallback = True
+                try:
+                    cand = self.correct(t, theta, s)
+                finally:
+                    self._in_fallback = False
+                if self.residual(t, cand, s) <= 1e-11:
+                    return cand, k, True
+            prev = key
+        return theta, max_iter, False
+
     def _jump(self, t, theta, info):
         """Jump point: ACS at ``t (1 + delta)`` from the current solution finds the new
         branch; Newton steps in that branch's sets bring it back to ``t`` exactly."""
         scale = max(1.0, float(np.max(np.abs(theta))))
         for delta in self.jump_deltas:
             t1 = t * (1 + delta)
-            th1, _, k1, ok1 = _acs_core(self.m, t1, self.reg, self.gamma, theta,
-                                        max_iter=3000, tol=1e-11)
+            th1, k1, ok1 = self._acs_newton(t1, theta)
             self.n_acs_iter += k1
             # a non-converged ACS iterate is only a starting point: the residual decides
             s1 = self.state_from(th1, t1)
