@@ -814,6 +814,7 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     path.info.update(
         n_turning=sum(1 for e in path.events if e.kind == "turning"),
         acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks, jumps=g.jumps, model=model,
+        gamma=gamma,
         regularizer=regularizer,
         wall_time_total=time.perf_counter() - t0)
     return path
