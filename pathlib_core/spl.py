@@ -691,15 +691,24 @@ class _GAGA:
         those sets (ACS alone converges only linearly near a fold)."""
         m = self.m
         v = sp_weights(m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
-        prev = None
+        prev, stable, next_try = None, 0, 3
         for k in range(1, max_iter + 1):
             theta = m.weighted_fit(v, theta)
-            v = sp_weights(m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
+            loss = m.losses(theta)
+            v = sp_weights(loss, t, regularizer=self.reg, gamma=self.gamma)
             if m.stationarity(theta, v) <= 1e-11:
                 return theta, k, True
-            s = self.state_from(theta, t)
-            key = (s.part.tobytes(), s.active.tobytes(), s.signs.tobytes())
-            if key == prev and k % 5 == 0:
+            key = (_partition(loss, t, self.reg, self.gamma).tobytes(),
+                   np.sign(theta).tobytes() if m.name == "lasso" else b"")
+            if key != prev:
+                prev, stable, next_try = key, 0, 3
+                continue
+            stable += 1
+            # Newton once the sets have been stable for a few iterations; after a failed
+            # attempt in the same sets wait twice as long (each attempt costs ~20 solves)
+            if stable >= next_try:
+                next_try *= 2
+                s = self.state_from(theta, t)
                 self._in_fallback = True
                 try:
                     cand = self.correct(t, theta, s)
@@ -707,7 +716,6 @@ class _GAGA:
                     self._in_fallback = False
                 if self.residual(t, cand, s) <= 1e-11:
                     return cand, k, True
-            prev = key
         return theta, max_iter, False
 
     def _jump(self, t, theta, info):
