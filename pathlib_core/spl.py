@@ -730,8 +730,7 @@ class _GAGA:
             s1 = self.state_from(th1, t1)
             th2 = self.correct(t, th1, s1)
             if self.residual(t, th2, s1) > 1e-10:  # Newton back failed: ACS back instead
-                th2, _, k2, _ = _acs_core(self.m, t, self.reg, self.gamma, th1,
-                                          max_iter=3000, tol=1e-11)
+                th2, k2, _ = self._acs_newton(t, th1)
                 self.n_acs_iter += k2
                 th2 = self.correct(t, th2, self.state_from(th2, t))
             if (self.residual(t, th2, s1) <= 1e-10
@@ -757,9 +756,12 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     ``drift_tol``. At a critical point all violated conditions are reassigned together; if
     the reassigned system is consistent (every reassigned condition holds as the age grows,
     ``J`` non-singular) the point is a *turning point*, otherwise a *jump point*: ACS at
-    ``age (1 + delta)`` warm-started from the current solution, then ACS back at ``age``,
-    gives the new branch (``delta`` in 1e-6, 1e-4, 1e-2). A fold of the smooth branch
-    (``min |eig J| / max |eig J| < fold_tol``) is a jump point too.
+    ``age (1 + delta)`` warm-started from the current solution, then Newton steps (or, if
+    they fail, ACS with Newton acceleration) back at ``age``, gives the new branch (``delta``
+    tried in the order 1e-3, 1e-6, 1e-2: near a fold ACS passes the vanishing branch's
+    "ghost" slowly, in a number of iterations growing like ``delta ** -0.5``, so the
+    smallest offset is not tried first). A fold of the smooth branch (``min |eig J| / max
+    |eig J| < fold_tol``) is a jump point too.
 
     Parameters
     ----------
@@ -798,7 +800,7 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
         raise ValueError(f"age_min must be < age_max; got {age_min} >= {age_max}")
     t0 = time.perf_counter()
     g = _GAGA(m, regularizer, gamma, positive_scalar(fold_tol, "fold_tol"),
-              (1e-6, 1e-4, 1e-2))
+              (1e-3, 1e-6, 1e-2))
     theta0 = m.weighted_fit(np.ones(m.n))
     try:
         theta0, _, k0, ok = _acs_core(m, age_min, regularizer, gamma, theta0, max_iter=1000,
