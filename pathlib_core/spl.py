@@ -724,7 +724,9 @@ class _GAGA:
         scale = max(1.0, float(np.max(np.abs(theta))))
         for delta in self.jump_deltas:
             t1 = t * (1 + delta)
-            th1, k1, ok1 = self._acs_newton(t1, theta)
+            # capped: near a fold ACS can crawl for thousands of iterations; a
+            # non-converged iterate is still a starting point, and the next delta follows
+            th1, k1, ok1 = self._acs_newton(t1, theta, max_iter=300)
             self.n_acs_iter += k1
             # a non-converged ACS iterate is only a starting point: the residual decides
             s1 = self.state_from(th1, t1)
