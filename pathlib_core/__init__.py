@@ -15,6 +15,7 @@ Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
 - :mod:`pathlib_core.svm`, :mod:`pathlib_core.lasso` -- the primer's two classic paths
 - :mod:`pathlib_core.pdgdp`     -- PDGDP: critical regions of the SVM dual, latent-SVM
   training (Algorithm 1) and gradient model selection (Algorithm 2)
+- :mod:`pathlib_core.spl`       -- self-paced learning: SP-regularizers, ACS, the GAGA age-path
 """
 
 from importlib import import_module
@@ -22,8 +23,8 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting",
-    "results", "svm", "lasso", "runner", "pdgdp",
+    "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting", "results",
+    "svm", "lasso", "runner", "pdgdp", "spl",
 }
 
 __all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]

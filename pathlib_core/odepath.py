@@ -386,7 +386,12 @@ class _Tracer:
                 continue
             shift = np.maximum(0.0, -g0)
             bank = _EventBank(self.events_fn, state, shift, self.n_event_evals)
-            sol, status = self._integrate(t, t1, z, state, bank, g0.size)
+            # a component starting exactly at zero (just reassigned) would be reported at
+            # the piece start if it dips below zero again inside the first step (the root
+            # finder returns the bracket's end): start with a small step in that case
+            first = (min(1e-8 * max(1.0, abs(t)), 0.5 * abs(t1 - t))
+                     if np.any(g0 + shift <= 0.0) else None)
+            sol, status = self._integrate(t, t1, z, state, bank, g0.size, first_step=first)
             t_end = float(sol.t[-1])
             z_end = np.array(sol.y[:, -1], dtype=float)
             at_end = status == 0 or abs(t1 - t_end) <= _min_length(t1)
@@ -418,7 +423,7 @@ class _Tracer:
         self._wall = time.perf_counter() - self._start_time
         return segments, evs, table
 
-    def _integrate(self, t, t1, z, state, bank: _EventBank, m: int):
+    def _integrate(self, t, t1, z, state, bank: _EventBank, m: int, first_step=None):
         ev_list = [bank.scalar(k) for k in range(m)]
         if self.correct_fn is not None and self.opts.drift_check == "step":
             drift_tol = self.opts.drift_tol
@@ -429,7 +434,7 @@ class _Tracer:
             drift.terminal = True
             drift.direction = -1
             ev_list.append(drift)
-        kwargs = {}
+        kwargs = {} if first_step is None else {"first_step": first_step}
         if self.jac_fn is not None and self.opts.method in ("Radau", "BDF", "LSODA"):
             def jac(tt, y):
                 self.n_jac += 1

@@ -1,0 +1,941 @@
+r"""Self-paced learning (SPL) and its exact age-path (GAGA; Qu, Li, Zhao and Gu, NeurIPS 2022).
+
+Self-paced learning trains a model ``w`` together with sample weights ``v in [0, 1]^n``,
+
+.. math::
+
+    \min_{w,\; v \in [0,1]^n} \; \mathcal{L}(w, v) = R(w) + \sum_{i=1}^n
+    \bigl[ v_i \, \ell_i(w) + f(v_i, \lambda) \bigr]                                  \qquad (2)
+
+where ``f`` is a *self-paced regularizer* and ``lambda > 0`` is the *age*. For fixed ``w`` the
+problem in ``v`` separates and has a closed-form minimizer ``v*(l, lambda)``
+(:func:`sp_weights`); for fixed ``v`` it is a weighted convex learning problem. A *partial
+optimum* (Definition 4 of the paper) is a pair with ``v = v*(l(w), lambda)`` and ``w`` a
+minimizer of the weighted problem with those weights; alternate convex search (ACS, Algorithm
+1, :func:`acs`) converges to one (Theorem 2).
+
+The age-path (:func:`age_path`) follows the partial optimum as ``lambda`` grows. While the
+*partition* of samples (by which branch of ``v*`` applies) and, for the Lasso, the active set
+and signs stay fixed, the stationarity condition
+
+.. math::
+
+    F(w, \lambda) = \nabla R(w) + \sum_i v^*(\ell_i(w), \lambda) \nabla \ell_i(w) = 0   \qquad (5)
+
+is smooth, and the implicit function theorem gives the ODE (6)
+
+.. math::
+
+    \frac{dw}{d\lambda} = -J^{-1} \sum_i \partial_\lambda v^*_i \, \nabla \ell_i, \qquad
+    J = \nabla^2 R + \sum_i \bigl[ v^*_i \nabla^2 \ell_i
+        + \partial_\ell v^*_i \, \nabla \ell_i \nabla \ell_i^\top \bigr],
+
+which specializes to Proposition 2 (eqs. 11-12, the Lasso) and Theorem 5 (eq. 25, logistic
+regression). It is integrated with :func:`pathlib_core.odepath.follow_path`; a *critical
+point* is where a sample changes set, a Lasso coefficient hits zero or a zero coefficient's
+correlation reaches ``alpha``, or ``J`` becomes singular (a fold). At a critical point all
+violators are reassigned at once (ties included); if the reassigned system continues
+consistently the point is a *turning point* (the path is continuous), otherwise it is a *jump
+point* and the path restarts from a warm ACS solve (Algorithms 2 and 4).
+
+Models (losses as in the paper):
+
+- ``"lasso"``: ``l_i(w) = (x_i'w - y_i)^2 / (2n)``, ``R(w) = alpha ||w||_1``, no intercept
+  (eq. 10);
+- ``"logistic"``: ``l_i(w, b) = C log(1 + exp(-y_i (x_i'w + b)))``, ``R = ||w||^2 / 2``,
+  free intercept (eq. 24).
+
+The SVM of eq. (7) (hinge loss) is **not implemented** in this module yet.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import as_matrix, as_vector, check_choice, positive_scalar
+from .odepath import Update, follow_path
+
+__all__ = [
+    "REGULARIZERS", "MODELS", "sp_weights", "sp_regularizer", "sp_weights_derivatives",
+    "SPLSolution", "ACSResult", "acs", "acs_path", "age_path", "partial_optimum_residual",
+    "weighted_fit", "losses", "SelfPacedLasso", "SelfPacedLogisticRegression",
+]
+
+#: Self-paced regularizers with a closed-form minimizer (:func:`sp_weights`).
+REGULARIZERS = ("hard", "linear", "mixture", "log")
+#: Models supported by :func:`age_path` and :func:`acs`.
+MODELS = ("lasso", "logistic")
+#: Regularizers supported by :func:`age_path` (``v*`` continuous in the loss).
+PATH_REGULARIZERS = ("linear", "mixture")
+
+_E, _M, _D = 0, 1, 2  # sample partition: easy (v = 1 or 1 - l/lam), mixed, difficult (v = 0)
+
+
+# -- SP-regularizers ---------------------------------------------------------------------------
+
+def _check_reg(regularizer, gamma, age=None):
+    check_choice(regularizer, "regularizer", REGULARIZERS)
+    if regularizer == "mixture":
+        if gamma is None:
+            raise ValueError("gamma must be given (> 0) with the mixture regularizer")
+        gamma = positive_scalar(gamma, "gamma")
+    if regularizer == "log" and age is not None and np.any(np.asarray(age) >= 1):
+        raise ValueError("age must be in (0, 1) with the LOG regularizer (zeta = 1 - age)")
+    return gamma
+
+
+def sp_regularizer(v, age, *, regularizer: str, gamma: float | None = None) -> np.ndarray:
+    r"""The SP-regularizer ``f(v, lambda)`` (Section 2.2 of the paper).
+
+    - hard: ``f = -lambda v``;
+    - linear: ``f = lambda (v^2 / 2 - v)``;
+    - mixture: ``f = gamma^2 / (v + gamma / lambda)``;
+    - LOG (Jiang et al. 2014): ``f = zeta v - zeta^v / log(zeta)`` with ``zeta = 1 - lambda``,
+      ``0 < lambda < 1`` (the paper writes it in a KL form; the minimizer is the same family).
+    """
+    age = positive_scalar(age, "age")
+    gamma = _check_reg(regularizer, gamma, age)
+    v = np.asarray(v, dtype=float)
+    if regularizer == "hard":
+        return -age * v
+    if regularizer == "linear":
+        return age * (0.5 * v ** 2 - v)
+    if regularizer == "mixture":
+        return gamma ** 2 / (v + gamma / age)
+    zeta = 1.0 - age
+    return zeta * v - zeta ** v / math.log(zeta)
+
+
+def sp_weights(loss, age, *, regularizer: str, gamma: float | None = None) -> np.ndarray:
+    r"""Closed-form ``v*(l, lambda) = argmin_{v in [0, 1]} v l + f(v, lambda)``.
+
+    - hard: ``v = 1`` if ``l < lambda`` else ``0``;
+    - linear: ``v = max(0, 1 - l / lambda)``;
+    - mixture: ``v = 1`` if ``sqrt(l) <= lambda gamma / (lambda + gamma)``, ``0`` if
+      ``sqrt(l) >= lambda``, else ``gamma / sqrt(l) - gamma / lambda``;
+    - LOG: ``v = log(l + zeta) / log(zeta)`` if ``l < lambda`` else ``0``.
+    """
+    age = positive_scalar(age, "age")
+    gamma = _check_reg(regularizer, gamma, age)
+    loss = np.asarray(loss, dtype=float)
+    if np.any(loss < 0) or not np.all(np.isfinite(loss)):
+        raise ValueError("loss must be finite and >= 0")
+    if regularizer == "hard":
+        return (loss < age).astype(float)
+    if regularizer == "linear":
+        return np.maximum(0.0, 1.0 - loss / age)
+    if regularizer == "mixture":
+        s = np.sqrt(loss)
+        with np.errstate(divide="ignore"):
+            v = np.where(s > 0, gamma / np.where(s > 0, s, 1.0) - gamma / age, 1.0)
+        return np.clip(v, 0.0, 1.0)
+    zeta = 1.0 - age
+    with np.errstate(invalid="ignore"):
+        v = np.where(loss < age, np.log(np.minimum(loss, age) + zeta) / math.log(zeta), 0.0)
+    return np.clip(v, 0.0, 1.0)
+
+
+def _partition(loss, age, regularizer, gamma) -> np.ndarray:
+    """Set of each sample (E, M, D) by the partition rule (Figure 3)."""
+    part = np.full(loss.shape, _E, dtype=np.int8)
+    if regularizer == "linear":
+        part[loss >= age] = _D
+    else:
+        s = np.sqrt(loss)
+        lo = age * gamma / (age + gamma)
+        part[s > lo] = _M
+        part[s >= age] = _D
+    return part
+
+
+def sp_weights_derivatives(loss, age, part, *, regularizer: str, gamma=None):
+    """``v``, ``dv/dl`` and ``dv/dlambda`` on the branch of ``v*`` given by ``part``.
+
+    ``part`` holds 0 (E: ``v = 1``, or ``1 - l/lambda`` for the linear regularizer), 1 (M, the
+    interior branch of the mixture regularizer) or 2 (D: ``v = 0``) for each sample.
+    """
+    loss = np.asarray(loss, dtype=float)
+    v = np.zeros_like(loss)
+    dl = np.zeros_like(loss)
+    dlam = np.zeros_like(loss)
+    e = part == _E
+    if regularizer == "linear":
+        v[e] = 1.0 - loss[e] / age
+        dl[e] = -1.0 / age
+        dlam[e] = loss[e] / age ** 2
+    else:
+        m = part == _M
+        v[e] = 1.0
+        s = np.maximum(np.sqrt(loss[m]), 1e-100)  # M has sqrt(l) > 0; guard Newton trials
+        v[m] = gamma / s - gamma / age
+        dl[m] = -0.5 * gamma / s ** 3
+        dlam[m] = gamma / age ** 2
+    return v, dl, dlam
+
+
+# -- models ------------------------------------------------------------------------------------
+
+class _Model:
+    """Loss ``l_i = phi_i(u_i)`` of the linear score ``u = Z theta`` plus a regularizer."""
+
+    def __init__(self, name, X, y, *, alpha=None, C=None):
+        self.name, self.X, self.y = name, X, y
+        self.n, self.d = X.shape
+        if name == "lasso":
+            self.Z = X
+            self.alpha = alpha
+            self.pen = np.zeros(self.d)
+        else:
+            self.Z = np.hstack([X, np.ones((self.n, 1))])
+            self.C = C
+            self.pen = np.r_[np.ones(self.d), 0.0]  # ||w||^2 / 2, intercept free
+        self.p = self.Z.shape[1]
+
+    def phi(self, u):
+        """Loss value, first and second derivative in the score ``u``."""
+        if self.name == "lasso":
+            r = u - self.y
+            return r ** 2 / (2 * self.n), r / self.n, np.full(self.n, 1.0 / self.n)
+        m = -self.y * u
+        loss = self.C * np.logaddexp(0.0, m)
+        sig = 0.5 * (1.0 + np.tanh(0.5 * m))  # sigma(m), stable
+        return loss, -self.C * self.y * sig, self.C * sig * (1.0 - sig)
+
+    def losses(self, theta):
+        return self.phi(self.Z @ theta)[0]
+
+    def objective(self, theta, v):
+        reg = (self.alpha * np.abs(theta).sum() if self.name == "lasso"
+               else 0.5 * np.sum(self.pen * theta ** 2))
+        return reg + float(v @ self.losses(theta))
+
+    def gradient(self, theta, v):
+        """Gradient of the smooth part ``sum v_i l_i + (ridge)``."""
+        _, d1, _ = self.phi(self.Z @ theta)
+        return self.Z.T @ (v * d1) + self.pen * theta
+
+    def stationarity(self, theta, v) -> float:
+        """Largest violation of ``0 in grad + dR``, relative to the gradient's scale."""
+        _, d1, _ = self.phi(self.Z @ theta)
+        g = self.Z.T @ (v * d1) + self.pen * theta
+        scale = 1.0 + float(np.max(np.abs(self.Z).T @ np.abs(v * d1)))
+        if self.name == "lasso":
+            # coefficients at rounding level (a breakpoint where w_j reaches 0) count as 0
+            # when the zero subgradient condition holds for them
+            r_zero = np.maximum(0.0, np.abs(g) - self.alpha)
+            r_nz = np.abs(g + self.alpha * np.sign(theta))
+            tiny = np.abs(theta) <= 1e-10 * max(1.0, float(np.max(np.abs(theta))))
+            r = np.where(theta == 0, r_zero, np.where(tiny, np.minimum(r_nz, r_zero), r_nz))
+            scale = max(scale, self.alpha)
+        else:
+            r = np.abs(g)
+        return float(np.max(r)) / scale
+
+    def weighted_fit(self, v, theta0=None, *, tol=1e-13, max_iter=200):
+        """Minimize the weighted problem ``R(theta) + sum v_i l_i(theta)`` to tight accuracy."""
+        if self.name == "lasso":
+            return _weighted_lasso(self.X, self.y, v, self.alpha, theta0, tol=tol)
+        return _weighted_logistic(self, v, theta0, tol=tol, max_iter=max_iter)
+
+
+def _weighted_lasso(X, y, v, alpha, w0=None, *, tol=1e-13, max_iter=10_000):
+    """Weighted Lasso ``sum v_i (x_i'w - y_i)^2 / (2n) + alpha ||w||_1`` by exact active set.
+
+    Coordinate descent to locate the active set, then the exact solution on it (sign-
+    consistent), verified by the optimality conditions; repeated if a check fails.
+    """
+    n, d = X.shape
+    w = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
+    G = (X.T * v) @ X / n
+    c = X.T @ (v * y) / n
+    diag = np.diag(G).copy()
+    for _ in range(max_iter):
+        w_old = w.copy()
+        for j in range(d):
+            if diag[j] <= 0:
+                w[j] = 0.0
+                continue
+            rho = c[j] - G[j] @ w + diag[j] * w[j]
+            w[j] = np.sign(rho) * max(abs(rho) - alpha, 0.0) / diag[j]
+        # exact polish on the current active set
+        A = np.flatnonzero(w)
+        if A.size:
+            s = np.sign(w[A])
+            try:
+                wA = np.linalg.solve(G[np.ix_(A, A)], c[A] - alpha * s)
+            except np.linalg.LinAlgError:
+                wA = None
+            if wA is not None and np.all(np.sign(wA) == s):
+                cand = np.zeros(d)
+                cand[A] = wA
+                grad = G @ cand - c
+                inact = np.setdiff1d(np.arange(d), A)
+                if np.all(np.abs(grad[inact]) <= alpha * (1 + 1e-12)):
+                    return cand
+        elif np.all(np.abs(c) <= alpha):
+            return np.zeros(d)
+        if np.max(np.abs(w - w_old)) <= tol * max(1.0, np.max(np.abs(w))):
+            return w
+    return w
+
+
+def _weighted_logistic(model, v, theta0=None, *, tol=1e-13, max_iter=200):
+    """Damped Newton on ``C sum v_i log(1 + exp(-y_i u_i)) + ||w||^2 / 2``."""
+    theta = np.zeros(model.p) if theta0 is None else np.array(theta0, dtype=float)
+    if not np.any(v > 0):
+        theta[:-1] = 0.0
+        return theta
+    if np.unique(model.y[v > 0]).size < 2:
+        raise RuntimeError("the weighted logistic problem has no minimizer: every sample "
+                           "with v > 0 has the same label (the intercept runs to infinity)")
+    f = model.objective(theta, v)
+    for _ in range(max_iter):
+        _, d1, d2 = model.phi(model.Z @ theta)
+        g = model.Z.T @ (v * d1) + model.pen * theta
+        H = (model.Z.T * (v * d2)) @ model.Z + np.diag(model.pen)
+        H[-1, -1] += 1e-14 * max(1.0, H[-1, -1])
+        step = np.linalg.lstsq(H, g, rcond=None)[0]
+        t = 1.0
+        while True:
+            cand = theta - t * step
+            fc = model.objective(cand, v)
+            # (near the optimum the decrease is at rounding level: accept the full step)
+            if fc <= f - 1e-4 * t * (g @ step) or fc <= f + 1e-14 * abs(f) or t < 1e-10:
+                break
+            t *= 0.5
+        theta, f = cand, fc
+        if np.max(np.abs(g)) <= tol * (1.0 + np.max(np.abs(model.Z).T @ np.abs(v * d1))):
+            break
+        if np.max(np.abs(t * step)) <= 1e-15 * max(1.0, np.max(np.abs(theta))):
+            break
+    return theta
+
+
+# -- results -----------------------------------------------------------------------------------
+
+@dataclass
+class SPLSolution:
+    """A point of the age-path.
+
+    Attributes
+    ----------
+    coef : ndarray (d,)
+    intercept : float
+    weights : ndarray (n,)
+        ``v`` from the branch formula of the current partition (it equals ``v*(l(w), age)``
+        exactly when the partition is consistent; the tests check that).
+    """
+
+    coef: np.ndarray
+    intercept: float
+    weights: np.ndarray
+
+
+@dataclass
+class ACSResult:
+    """Result of :func:`acs`: the solution, iterations and whether ACS converged."""
+
+    coef: np.ndarray
+    intercept: float
+    weights: np.ndarray
+    n_iter: int
+    converged: bool
+    residual: float
+    info: dict = field(default_factory=dict)
+
+
+def _validate(X, y, model, regularizer, alpha, C, gamma, path=False):
+    check_choice(model, "model", MODELS + ("svm",))
+    if model == "svm":
+        raise NotImplementedError("model='svm' (Proposition 1) is not implemented yet")
+    check_choice(regularizer, "regularizer", PATH_REGULARIZERS if path else REGULARIZERS)
+    X = as_matrix(X, "X")
+    if model == "logistic":
+        from ._validation import as_binary_labels
+        y = as_binary_labels(y, "y", length=X.shape[0], length_of="X")
+        C = positive_scalar(1.0 if C is None else C, "C")
+    else:
+        y = as_vector(y, "y", length=X.shape[0], length_of="X")
+        if alpha is None:
+            raise ValueError("alpha must be given (> 0) for model='lasso'")
+        alpha = positive_scalar(alpha, "alpha")
+    gamma = _check_reg(regularizer, gamma)
+    return X, y, _Model(model, X, y, alpha=alpha, C=C), gamma
+
+
+def _split(model, theta):
+    if model.name == "lasso":
+        return theta.copy(), 0.0
+    return theta[:-1].copy(), float(theta[-1])
+
+
+def _acs_core(m, age, regularizer, gamma, theta, *, max_iter, tol):
+    v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
+    for k in range(1, max_iter + 1):
+        theta = m.weighted_fit(v, theta)
+        v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
+        # converged: w is stationary for the weighted problem with ITS OWN weights v*(l(w))
+        if m.stationarity(theta, v) <= tol:
+            return theta, v, k, True
+    return theta, v, max_iter, False
+
+
+def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, gamma=None,
+        warm_start=None, max_iter: int = 500, tol: float = 1e-11) -> ACSResult:
+    r"""Alternate convex search (Algorithm 1) for the SPL objective (2) at one age.
+
+    Alternates ``v <- v*(l(w), age)`` (closed form, :func:`sp_weights`) and ``w <- argmin_w
+    R(w) + sum_i v_i l_i(w)`` (solved to ~1e-13) until ``w`` is stationary, to ``tol``
+    (relative, :func:`partial_optimum_residual`), for the weights ``v*(l(w), age)`` of its
+    own losses: the partial-optimum certificate. A run that hits ``max_iter`` is returned
+    with ``converged=False``: it is not a partial optimum.
+
+    Parameters
+    ----------
+    X, y : arrays
+        Data; ``y`` in {-1, +1} for ``model="logistic"``.
+    age : float
+        The age ``lambda > 0``.
+    model : {"lasso", "logistic"}
+    regularizer : {"hard", "linear", "mixture", "log"}
+    alpha, C, gamma : float
+        Lasso penalty, logistic loss weight (default 1), mixture parameter.
+    warm_start : array_like, optional
+        Initial ``w`` (and intercept last, for logistic). Default: the unweighted fit.
+    """
+    X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
+    age = positive_scalar(age, "age")
+    _check_reg(regularizer, gamma, age)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    if warm_start is None:
+        theta = m.weighted_fit(np.ones(m.n))
+    else:
+        theta = as_vector(warm_start, "warm_start", length=m.p)
+    theta, v, k, ok = _acs_core(m, age, regularizer, gamma, theta, max_iter=max_iter, tol=tol)
+    coef, b = _split(m, theta)
+    return ACSResult(coef, b, v, k, ok, m.stationarity(theta, v))
+
+
+def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, gamma=None,
+             max_iter: int = 500, tol: float = 1e-11) -> list[ACSResult]:
+    """ACS on a grid of ages, each warm-started from the previous solution (the baseline)."""
+    ages = as_vector(ages, "ages")
+    if ages.size == 0 or np.any(ages <= 0):
+        raise ValueError("ages must be a non-empty array of positive values")
+    X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
+    theta = m.weighted_fit(np.ones(m.n))
+    out = []
+    for a in ages:
+        theta, v, k, ok = _acs_core(m, float(a), regularizer, gamma, theta,
+                                    max_iter=max_iter, tol=tol)
+        coef, b = _split(m, theta)
+        out.append(ACSResult(coef, b, v, k, ok, m.stationarity(theta, v)))
+    return out
+
+
+def losses(X, y, coef, intercept=0.0, *, model: str, alpha=None, C=None) -> np.ndarray:
+    """The per-sample losses ``l_i`` of the paper (eq. 10 / eq. 24) at ``(coef, intercept)``."""
+    X, y, m, _ = _validate(X, y, model, "linear", alpha if alpha is not None else 1.0, C, None)
+    theta = np.asarray(coef, float) if model == "lasso" else np.r_[coef, intercept]
+    return m.losses(theta)
+
+
+def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
+    """Solve the weighted problem ``argmin_w R(w) + sum v_i l_i(w)``; returns (coef, b)."""
+    X, y, m, _ = _validate(X, y, model, "linear", alpha, C, None)
+    v = as_vector(v, "v", length=X.shape[0], length_of="X")
+    return _split(m, m.weighted_fit(v))
+
+
+def partial_optimum_residual(X, y, coef, intercept, age, *, model, regularizer, alpha=None,
+                             C=None, gamma=None) -> float:
+    """Stationarity residual of ``w`` for the weighted problem with ``v = v*(l(w), age)``.
+
+    Zero (to rounding) exactly at a partial optimum; relative to the gradient's scale.
+    """
+    X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
+    theta = np.asarray(coef, float) if model == "lasso" else np.r_[coef, intercept]
+    v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
+    return m.stationarity(theta, v)
+
+
+# -- the age-path (GAGA) -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _State:
+    part: np.ndarray                 # (n,) sample sets
+    active: np.ndarray               # (p,) bool: coordinates that move
+    signs: np.ndarray                # (p,) signs of active Lasso coefficients (0 elsewhere)
+    n_neg: int = 0                   # number of negative eigenvalues of J on this piece
+
+
+class _GAGA:
+    def __init__(self, m: _Model, regularizer, gamma, fold_tol, jump_deltas):
+        self.m, self.reg, self.gamma = m, regularizer, gamma
+        self.fold_tol = fold_tol
+        self.jump_deltas = jump_deltas
+        self.n_acs_iter = 0
+        self.n_fallbacks = 0
+        self._pending_kkt = False
+        self._last_turn = None
+        self.jumps: list[dict] = []
+
+    # state helpers
+    def state_from(self, theta, age) -> _State:
+        part = _partition(self.m.losses(theta), age, self.reg, self.gamma)
+        if self.m.name == "lasso":
+            active = theta != 0
+            signs = np.sign(theta)
+        else:
+            active = np.ones(self.m.p, bool)
+            signs = np.zeros(self.m.p)
+        return self._with_inertia(_State(part, active, signs), theta, age)
+
+    def _with_inertia(self, s: _State, theta, age) -> _State:
+        J, _ = self.jac(age, theta, s)
+        n_neg = int(np.sum(np.linalg.eigvalsh(J) < 0)) if J.size else 0
+        return _State(s.part, s.active, s.signs, n_neg)
+
+    def _terms(self, t, theta, s: _State):
+        m = self.m
+        loss, d1, d2 = m.phi(m.Z @ theta)
+        v, vl, vlam = sp_weights_derivatives(loss, t, s.part, regularizer=self.reg,
+                                             gamma=self.gamma)
+        return loss, d1, d2, v, vl, vlam
+
+    def jac(self, t, theta, s: _State):
+        _, d1, d2, v, vl, vlam = self._terms(t, theta, s)
+        A = s.active
+        ZA = self.m.Z[:, A]
+        J = (ZA.T * (v * d2 + vl * d1 ** 2)) @ ZA + np.diag(self.m.pen[A])
+        Flam = ZA.T @ (vlam * d1)
+        return J, Flam
+
+    def rhs(self, t, theta, s: _State):
+        J, Flam = self.jac(t, theta, s)
+        out = np.zeros_like(theta)
+        if Flam.size:
+            try:
+                out[s.active] = -np.linalg.solve(J, Flam)
+            except np.linalg.LinAlgError:
+                out[s.active] = -np.linalg.lstsq(J, Flam, rcond=None)[0]
+        return out
+
+    def events(self, t, theta, s: _State):
+        m = self.m
+        loss, d1, _, v, _, _ = self._terms(t, theta, s)
+        if self.reg == "linear":
+            g = np.where(s.part == _E, t - loss, loss - t) / t
+        else:
+            r = np.sqrt(loss)
+            lo = t * self.gamma / (t + self.gamma)
+            g = np.where(s.part == _E, lo - r,
+                         np.where(s.part == _M, np.minimum(r - lo, t - r), r - t)) / t
+        if m.name == "lasso":
+            corr = m.Z.T @ (v * d1)
+            scale = max(1.0, float(np.max(np.abs(theta))))
+            gf = np.where(s.active, s.signs * theta / scale,
+                          (m.alpha - np.abs(corr)) / m.alpha)
+        else:
+            gf = np.zeros(0)
+        J, _ = self.jac(t, theta, s)
+        fold = 1.0
+        if J.size:
+            # an eigenvalue of J crossing zero (a fold of the smooth branch): the eigenvalues
+            # keep the signs they had at the start of the piece
+            ev = np.linalg.eigvalsh(J)
+            scale = max(float(np.max(np.abs(ev))), 1e-300)
+            q = s.n_neg
+            if q < ev.size:
+                fold = min(fold, ev[q] / scale - self.fold_tol)
+            if q > 0:
+                fold = min(fold, -ev[q - 1] / scale - self.fold_tol)
+        return np.r_[g, gf, fold, -1.0 if self._pending_kkt else 1.0]
+
+    def residual(self, t, theta, s: _State | None):
+        """The partial-optimum certificate: stationarity with ``v = v*(l(w), t)``."""
+        v = sp_weights(self.m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
+        return self.m.stationarity(theta, v)
+
+    def state_residual(self, t, theta, s: _State):
+        """``|F_s(w, t)|`` of eq. (5) in the sets ``s`` (the manifold the ODE follows);
+        the integrator's drift is measured with it, set changes by the events."""
+        m = self.m
+        _, d1, _, v, _, _ = self._terms(t, theta, s)
+        A = s.active
+        F = m.Z[:, A].T @ (v * d1) + m.pen[A] * theta[A]
+        if m.name == "lasso":
+            F = F + m.alpha * s.signs[A]
+        scale = 1.0 + float(np.max(np.abs(m.Z).T @ np.abs(v * d1)))
+        if m.name == "lasso":
+            scale = max(scale, m.alpha)
+        return float(np.max(np.abs(F), initial=0.0)) / scale
+
+    def record_residual(self, t, rec: SPLSolution):
+        theta = rec.coef if self.m.name == "lasso" else np.r_[rec.coef, rec.intercept]
+        return self.residual(t, theta, None)
+
+    def correct(self, t, theta, s: _State):
+        theta = theta.copy()
+        A = s.active
+        for _ in range(20):
+            _, d1, _, v, _, _ = self._terms(t, theta, s)
+            F = self.m.Z[:, A].T @ (v * d1) + self.m.pen[A] * theta[A]
+            if self.m.name == "lasso":
+                F = F + self.m.alpha * s.signs[A]
+            J, _ = self.jac(t, theta, s)
+            if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
+                break
+            try:
+                theta[A] -= np.linalg.lstsq(J, F, rcond=None)[0]
+            except np.linalg.LinAlgError:
+                break
+            if self.state_residual(t, theta, s) <= 1e-12:
+                return theta
+        if (self.state_residual(t, theta, s) > 1e-10
+                and not getattr(self, "_in_fallback", False)):
+            # the sets no longer describe the solution (a crossing inside one integration
+            # step): re-solve by warm ACS, polish in the sets of the result, and make the
+            # next event evaluation fire the "kkt" component so that update() records a
+            # jump and installs those sets
+            self.n_fallbacks += 1
+            self._in_fallback = True
+            try:
+                th, _, k, _ = _acs_core(self.m, t, self.reg, self.gamma, theta,
+                                        max_iter=3000, tol=1e-11)
+                self.n_acs_iter += k
+                theta = self.correct(t, th, self.state_from(th, t))
+                self._pending_kkt = True
+            finally:
+                self._in_fallback = False
+        return theta
+
+    def record(self, t, theta, s: _State):
+        loss, *_ = self.m.phi(self.m.Z @ theta)
+        v, _, _ = sp_weights_derivatives(loss, t, s.part, regularizer=self.reg, gamma=self.gamma)
+        coef, b = _split(self.m, theta)
+        return SPLSolution(coef, b, v)
+
+    # critical points
+    def _switch(self, t, theta, s: _State, fired):
+        n = self.m.n
+        part, active, signs = s.part.copy(), s.active.copy(), s.signs.copy()
+        theta = theta.copy()
+        new_part = _partition(self.m.losses(theta), t, self.reg, self.gamma)
+        for k in fired:
+            if k < n:
+                i = k
+                if new_part[i] != part[i]:
+                    part[i] = new_part[i]
+                elif self.reg == "linear":
+                    part[i] = _D if part[i] == _E else _E
+                else:  # at a threshold: move to the neighbouring set
+                    r = math.sqrt(self.m.losses(theta)[i])
+                    lo = t * self.gamma / (t + self.gamma)
+                    if part[i] == _E:
+                        part[i] = _M
+                    elif part[i] == _D:
+                        part[i] = _M
+                    else:
+                        part[i] = _E if abs(r - lo) < abs(r - t) else _D
+            elif k < n + self.m.p:
+                j = k - n
+                if active[j]:
+                    active[j], signs[j], theta[j] = False, 0.0, 0.0
+                else:
+                    _, d1, _, v, _, _ = self._terms(t, theta, s)
+                    corr = self.m.Z[:, j] @ (v * d1)
+                    active[j], signs[j] = True, -np.sign(corr)
+        return self._with_inertia(_State(part, active, signs), theta, t), theta
+
+    def _consistent(self, t, theta, s_new: _State, fired) -> bool:
+        J, _ = self.jac(t, theta, s_new)
+        if J.size:
+            ev = np.abs(np.linalg.eigvalsh(J))
+            if ev.min() <= self.fold_tol * ev.max():
+                return False
+        h = 1e-7 * max(1.0, t)
+        g0 = self.events(t, theta, s_new)
+        g1 = self.events(t + h, theta + h * self.rhs(t, theta, s_new), s_new)
+        idx = np.asarray(fired)
+        # every reassigned condition must hold (or become strictly true) as the age grows
+        return bool(np.all((g1[idx] - g0[idx] > -1e-10 * h) | (g1[idx] > 1e-9)))
+
+    def update(self, t, theta, s: _State, fired):
+        fired = [int(k) for k in fired]
+        fold_index = self.m.n + (self.m.p if self.m.name == "lasso" else 0)
+        info = {"fired": fired}
+        if fold_index + 1 in fired:  # the KKT monitor: re-solved by ACS in correct()
+            self._pending_kkt = False
+            self.jumps.append({"age": t, "reason": "kkt", **info})
+            return Update(self.state_from(theta, t), theta, "jump", dict(info, reason="kkt"))
+        # an index that fires again at the same age right after its reassignment means
+        # neither side continues (a non-smooth fold): restart
+        again = self._last_turn is not None and self._last_turn[0] == t and bool(
+            set(fired) & self._last_turn[1])
+        if fold_index not in fired and not again:
+            s_new, theta_new = self._switch(t, theta, s, fired)
+            if self._consistent(t, theta_new, s_new, fired):
+                self._last_turn = (t, set(fired))
+                return Update(s_new, theta_new, "turning", info)
+        self._last_turn = None
+        return self._jump(t, theta, info)
+
+    def _acs_newton(self, t, theta, *, max_iter=3000):
+        """Warm ACS at ``t`` until the sets stop changing, then Newton steps on (5) in
+        those sets (ACS alone converges only linearly near a fold)."""
+        m = self.m
+        v = sp_weights(m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
+        prev, stable, next_try = None, 0, 3
+        for k in range(1, max_iter + 1):
+            theta = m.weighted_fit(v, theta)
+            loss = m.losses(theta)
+            v = sp_weights(loss, t, regularizer=self.reg, gamma=self.gamma)
+            if m.stationarity(theta, v) <= 1e-11:
+                return theta, k, True
+            key = (_partition(loss, t, self.reg, self.gamma).tobytes(),
+                   np.sign(theta).tobytes() if m.name == "lasso" else b"")
+            if key != prev:
+                prev, stable, next_try = key, 0, 3
+                continue
+            stable += 1
+            # Newton once the sets have been stable for a few iterations; after a failed
+            # attempt in the same sets wait twice as long (each attempt costs ~20 solves)
+            if stable >= next_try:
+                next_try *= 2
+                s = self.state_from(theta, t)
+                self._in_fallback = True
+                try:
+                    cand = self.correct(t, theta, s)
+                finally:
+                    self._in_fallback = False
+                if self.residual(t, cand, s) <= 1e-11:
+                    return cand, k, True
+        return theta, max_iter, False
+
+    def _jump(self, t, theta, info):
+        """Jump point: ACS at ``t (1 + delta)`` from the current solution finds the new
+        branch; Newton steps in that branch's sets bring it back to ``t`` exactly."""
+        scale = max(1.0, float(np.max(np.abs(theta))))
+        for delta in self.jump_deltas:
+            t1 = t * (1 + delta)
+            # capped: near a fold ACS can crawl for thousands of iterations; a
+            # non-converged iterate is still a starting point, and the next delta follows
+            th1, k1, ok1 = self._acs_newton(t1, theta, max_iter=300)
+            self.n_acs_iter += k1
+            # a non-converged ACS iterate is only a starting point: the residual decides
+            s1 = self.state_from(th1, t1)
+            th2 = self.correct(t, th1, s1)
+            if self.residual(t, th2, s1) > 1e-10:  # Newton back failed: ACS back instead
+                th2, k2, _ = self._acs_newton(t, th1)
+                self.n_acs_iter += k2
+                th2 = self.correct(t, th2, self.state_from(th2, t))
+            if (self.residual(t, th2, s1) <= 1e-10
+                    and np.max(np.abs(th2 - theta)) > 1e-8 * scale):
+                info = dict(info, delta=delta, acs_iterations=k1, acs_converged=ok1,
+                            jump_size=float(np.max(np.abs(th2 - theta))))
+                self.jumps.append({"age": t, **info})
+                return Update(self.state_from(th2, t), th2, "jump", info)
+        raise RuntimeError(f"age_path: no continuation found at age={t:.10g}: the reassigned "
+                           "sets are inconsistent and no new branch was found by warm ACS")
+
+
+def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: float,
+             alpha: float | None = None, C: float | None = None, gamma: float | None = None,
+             kernel=None, rtol: float = 1e-10, atol: float = 1e-12, drift_tol: float = 1e-9,
+             fold_tol: float = 1e-6, max_events: int = 10_000):
+    r"""Exact age-path of self-paced learning (GAGA, Algorithm 2 of Qu et al. 2022).
+
+    Follows the partial optimum of the SPL objective (2) for ``age`` in ``[age_min,
+    age_max]``. Between critical points the path solves the ODE (6) (for the Lasso eqs. (11)
+    / (12), for logistic regression eq. (25)) with DOP853 at ``rtol``/``atol``; after every
+    integration step the partial-optimum residual is checked and Newton-corrected above
+    ``drift_tol``. At a critical point all violated conditions are reassigned together; if
+    the reassigned system is consistent (every reassigned condition holds as the age grows,
+    ``J`` non-singular) the point is a *turning point*, otherwise a *jump point*: ACS at
+    ``age (1 + delta)`` warm-started from the current solution, then Newton steps (or, if
+    they fail, ACS with Newton acceleration) back at ``age``, gives the new branch (``delta``
+    tried in the order 1e-3, 1e-6, 1e-2: near a fold ACS passes the vanishing branch's
+    "ghost" slowly, in a number of iterations growing like ``delta ** -0.5``, so the
+    smallest offset is not tried first). A fold of the smooth branch (``min |eig J| / max
+    |eig J| < fold_tol``) is a jump point too.
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+    y : array_like (n,)
+        Response (lasso) or labels in {-1, +1} (logistic).
+    model : {"lasso", "logistic"}
+        ``"svm"`` (Proposition 1) is not implemented and raises ``NotImplementedError``.
+    regularizer : {"linear", "mixture"}
+    age_min, age_max : float
+        ``0 < age_min < age_max``.
+    alpha : float
+        Lasso penalty (eq. 10).
+    C : float
+        Logistic loss weight (eq. 24), default 1.
+    gamma : float
+        Mixture regularizer parameter (> 0).
+    kernel : None
+        Reserved for the SVM.
+
+    Returns
+    -------
+    Path
+        ``param_name == "age"``; ``path.at(age)`` is an :class:`SPLSolution`. Events of kind
+        ``"turning"`` and ``"jump"`` carry the fired indices (samples ``0..n-1``, then Lasso
+        features ``n..n+d-1``, then the fold index). ``path.info`` adds ``n_restarts``
+        (jump points), ``n_turning``, ``acs_iterations`` and ``jumps``.
+    """
+    X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma, path=True)
+    if kernel is not None:
+        raise ValueError("kernel is only used by model='svm'; got a kernel for "
+                         f"model={model!r}")
+    age_min = positive_scalar(age_min, "age_min")
+    age_max = positive_scalar(age_max, "age_max")
+    if age_min >= age_max:
+        raise ValueError(f"age_min must be < age_max; got {age_min} >= {age_max}")
+    t0 = time.perf_counter()
+    g = _GAGA(m, regularizer, gamma, positive_scalar(fold_tol, "fold_tol"),
+              (1e-3, 1e-6, 1e-2))
+    theta0 = m.weighted_fit(np.ones(m.n))
+    try:
+        theta0, _, k0, ok = _acs_core(m, age_min, regularizer, gamma, theta0, max_iter=1000,
+                                      tol=1e-11)
+    except RuntimeError as exc:
+        raise ValueError(f"age_min={age_min} is too small: no partial optimum exists ({exc})"
+                         ) from exc
+    g.n_acs_iter += k0
+    # polish the ACS iterate by Newton steps on (5) in its sets (ACS converges linearly)
+    theta0 = g.correct(age_min, theta0, g.state_from(theta0, age_min))
+    r0 = g.residual(age_min, theta0, None)
+    if r0 > 1e-10:
+        raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "
+                           f"{'converged' if ok else 'did not converge'}, residual {r0:.3g}")
+    path = follow_path(theta0, (age_min, age_max), rhs=g.rhs, events=g.events,
+                       update=g.update, residual=g.state_residual, correct=g.correct,
+                       record_residual=g.record_residual,
+                       record=g.record, state=g.state_from(theta0, age_min), rtol=rtol,
+                       atol=atol, drift_tol=drift_tol, max_events=max_events,
+                       param_name="age")
+    path.info.update(
+        n_turning=sum(1 for e in path.events if e.kind == "turning"),
+        acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks, jumps=g.jumps, model=model,
+        gamma=gamma,
+        regularizer=regularizer,
+        wall_time_total=time.perf_counter() - t0)
+    return path
+
+
+# -- estimators --------------------------------------------------------------------------------
+
+class _SelfPacedBase:
+    _model = ""
+
+    def __init__(self, *, regularizer: str = "linear", gamma: float | None = None,
+                 age_min: float = 0.1, age_max: float = 20.0, validation_fraction: float = 0.25,
+                 n_eval_per_piece: int = 8, random_state: int = 0):
+        self.regularizer = regularizer
+        self.gamma = gamma
+        self.age_min = age_min
+        self.age_max = age_max
+        self.validation_fraction = validation_fraction
+        self.n_eval_per_piece = n_eval_per_piece
+        self.random_state = random_state
+
+    def _path_kwargs(self) -> dict:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _error(self, sol, X, y) -> float:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def _candidates(self, path) -> np.ndarray:
+        """Ages at which the validation error is evaluated: every breakpoint and
+        ``n_eval_per_piece`` interior points of every piece of the exact path."""
+        bp = path.breakpoints
+        k = int(self.n_eval_per_piece)
+        if k < 0:
+            raise ValueError(f"n_eval_per_piece must be >= 0; got {k}")
+        inner = [lo + (hi - lo) * (np.arange(1, k + 1) / (k + 1))
+                 for lo, hi in zip(bp[:-1], bp[1:], strict=True) if hi > lo]
+        return np.unique(np.concatenate([bp] + inner))
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Trace the age-path on ``(X, y)`` and select the age with the smallest error on
+        ``(X_val, y_val)`` (default: a held-out ``validation_fraction`` of ``(X, y)``)."""
+        X = as_matrix(X, "X")
+        y = as_vector(y, "y", length=X.shape[0], length_of="X")
+        if X_val is None:
+            if not 0 < self.validation_fraction < 1:
+                raise ValueError("validation_fraction must be in (0, 1); got "
+                                 f"{self.validation_fraction!r}")
+            rng = np.random.default_rng(self.random_state)
+            perm = rng.permutation(X.shape[0])
+            n_val = max(1, int(round(self.validation_fraction * X.shape[0])))
+            val, tr = perm[:n_val], perm[n_val:]
+            X, y, X_val, y_val = X[tr], y[tr], X[val], y[val]
+        else:
+            X_val = as_matrix(X_val, "X_val")
+            y_val = as_vector(y_val, "y_val", length=X_val.shape[0], length_of="X_val")
+            if X_val.shape[1] != X.shape[1]:
+                raise ValueError(f"X_val must have {X.shape[1]} columns; got {X_val.shape[1]}")
+        self.path_ = age_path(X, y, model=self._model, regularizer=self.regularizer,
+                              gamma=self.gamma, age_min=self.age_min, age_max=self.age_max,
+                              **self._path_kwargs())
+        ages = self._candidates(self.path_)
+        errs = np.array([self._error(self.path_.at(a), X_val, y_val) for a in ages])
+        best = int(np.argmin(errs))
+        self.age_, self.validation_error_ = float(ages[best]), float(errs[best])
+        self.ages_, self.validation_curve_ = ages, errs
+        sol = self.path_.at(self.age_)
+        self.coef_, self.intercept_, self.weights_ = sol.coef, sol.intercept, sol.weights
+        return self
+
+    def decision_function(self, X):
+        X = as_matrix(X, "X")
+        return X @ self.coef_ + self.intercept_
+
+
+class SelfPacedLasso(_SelfPacedBase):
+    """Self-paced Lasso (eq. 10) whose age is chosen on validation data along the exact
+    age-path (validation mean squared error)."""
+
+    _model = "lasso"
+
+    def __init__(self, alpha: float = 0.01, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = alpha
+
+    def _path_kwargs(self):
+        return {"alpha": self.alpha}
+
+    def _error(self, sol, X, y):
+        return float(np.mean((X @ sol.coef - y) ** 2))
+
+    def predict(self, X):
+        return self.decision_function(X)
+
+
+class SelfPacedLogisticRegression(_SelfPacedBase):
+    """Self-paced logistic regression (eq. 24) whose age is chosen on validation data along
+    the exact age-path (validation misclassification rate)."""
+
+    _model = "logistic"
+
+    def __init__(self, C: float = 1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.C = C
+
+    def _path_kwargs(self):
+        return {"C": self.C}
+
+    def _error(self, sol, X, y):
+        return float(np.mean(np.where(X @ sol.coef + sol.intercept >= 0, 1.0, -1.0) != y))
+
+    def predict(self, X):
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)

@@ -1,0 +1,337 @@
+"""Tests of :mod:`pathlib_core.spl`: SP-regularizers, ACS and the GAGA age-path.
+
+The age-path is checked by the partial-optimum certificate: at random ages, with
+``v = v*(l(w), age)`` the weighted problem is re-solved independently (scikit-learn, tight
+tolerance) and must return the same ``w``; ``.weights`` (from the path's sets) must equal
+the closed form ``v*(l(w), age)``.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize_scalar
+from sklearn.linear_model import Lasso, LogisticRegression
+
+from pathlib_core import datasets, spl
+
+REGS = {"hard": None, "linear": None, "mixture": 0.7, "log": None}
+
+
+# -- closed-form minimizers ---------------------------------------------------------------------
+
+@settings(deadline=None, max_examples=60)
+@given(loss=st.floats(0.0, 30.0), age=st.floats(0.05, 0.95), reg=st.sampled_from(sorted(REGS)))
+def test_sp_weights_minimize_the_regularized_loss(loss, age, reg):
+    gamma = REGS[reg]
+    v = float(spl.sp_weights(np.array([loss]), age, regularizer=reg, gamma=gamma)[0])
+    assert 0.0 <= v <= 1.0
+
+    def obj(u):
+        return u * loss + float(spl.sp_regularizer(u, age, regularizer=reg, gamma=gamma))
+
+    num = minimize_scalar(obj, bounds=(0.0, 1.0), method="bounded",
+                          options={"xatol": 1e-12}).x
+    best = min(obj(num), obj(0.0), obj(1.0))
+    # the closed form attains the minimum value (the hard regularizer ties at l == age)
+    assert obj(v) <= best + 1e-9 * max(1.0, abs(best))
+
+
+def test_sp_weights_known_values():
+    loss = np.array([0.0, 0.5, 1.0, 3.0])
+    np.testing.assert_allclose(spl.sp_weights(loss, 2.0, regularizer="linear"),
+                               [1.0, 0.75, 0.5, 0.0])
+    np.testing.assert_allclose(spl.sp_weights(loss, 2.0, regularizer="hard"), [1, 1, 1, 0])
+    # mixture, gamma = 1, age = 2: v = 1 for sqrt(l) <= 2/3, 0 for sqrt(l) >= 2
+    v = spl.sp_weights(loss, 2.0, regularizer="mixture", gamma=1.0)
+    np.testing.assert_allclose(v, [1.0, 1 / np.sqrt(0.5) - 0.5, 0.5, 1 / np.sqrt(3) - 0.5])
+
+
+# -- data and independent re-solves -----------------------------------------------------------
+
+def _lasso_data(n=80, seed=0):
+    X, y = datasets.load("diabetes", standardize=True)
+    idx = np.random.default_rng(seed).choice(len(y), n, replace=False)
+    X, y = X[idx][:, :6], y[idx]
+    return X, (y - y.mean()) / 10.0
+
+
+def _logistic_data(n=120, seed=0):
+    X, y = datasets.load("breast_cancer", standardize=True)
+    idx = np.random.default_rng(seed).choice(len(y), n, replace=False)
+    return X[idx][:, :5], y[idx]
+
+
+def _resolve_lasso(X, y, v, alpha):
+    n = X.shape[0]
+    s = np.sqrt(v)
+    # sklearn's Lasso: (1 / 2n) ||y - Xw||^2 + alpha ||w||_1 with n rows (zero rows kept)
+    est = Lasso(alpha=alpha, fit_intercept=False, tol=1e-15, max_iter=1_000_000)
+    est.fit(X * s[:, None], y * s)
+    assert X.shape[0] == n
+    return est.coef_, 0.0
+
+
+def _resolve_logistic(X, y, v, C):
+    keep = v > 0  # zero weights dropped by hand (see the design notes' SVC trap)
+    est = LogisticRegression(C=C, tol=1e-14, max_iter=100_000, solver="newton-cholesky")
+    est.fit(X[keep], y[keep], sample_weight=v[keep])
+    return est.coef_.ravel(), float(est.intercept_[0])
+
+
+CASES = {
+    ("lasso", "linear"): dict(alpha=0.05, gamma=None, span=(0.2, 6.0)),
+    ("lasso", "mixture"): dict(alpha=0.05, gamma=0.5, span=(0.3, 6.0)),
+    ("logistic", "linear"): dict(C=1.0, gamma=None, span=(1.0, 10.0)),
+    ("logistic", "mixture"): dict(C=1.0, gamma=1.0, span=(1.0, 10.0)),
+}
+
+
+def _path(model, reg):
+    case = dict(CASES[(model, reg)])
+    span = case.pop("span")
+    X, y = _lasso_data() if model == "lasso" else _logistic_data()
+    path = spl.age_path(X, y, model=model, regularizer=reg, age_min=span[0], age_max=span[1],
+                        **case)
+    return X, y, path, case, span
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def traced(request):
+    model, reg = request.param
+    return (model, reg) + _path(model, reg)
+
+
+def test_path_is_a_partial_optimum_at_random_ages(traced):
+    model, reg, X, y, path, case, span = traced
+    assert path.param_name == "age"
+    assert path.breakpoints[0] == span[0] and path.breakpoints[-1] == span[1]
+    rng = np.random.default_rng(1)
+    ages = np.r_[rng.uniform(*span, size=6), path.breakpoints[1:-1][:4]]
+    for age in ages:
+        sol = path.at(age)
+        theta_loss = spl.losses(X, y, sol.coef, sol.intercept, model=model, C=case.get("C"))
+        v = spl.sp_weights(theta_loss, age, regularizer=reg, gamma=case["gamma"])
+        np.testing.assert_allclose(sol.weights, v, rtol=0, atol=1e-8)
+        if model == "lasso":
+            w, b = _resolve_lasso(X, y, v, case["alpha"])
+        else:
+            w, b = _resolve_logistic(X, y, v, case["C"])
+        scale = max(1.0, np.max(np.abs(sol.coef)))
+        np.testing.assert_allclose(sol.coef, w, rtol=0, atol=1e-6 * scale)
+        assert abs(sol.intercept - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def test_kkt_residuals_at_every_breakpoint(traced):
+    *_, path, case, span = traced
+    res = path.kkt_residuals()
+    assert res.size >= len(path.breakpoints)
+    assert np.nanmax(res) <= 1e-9
+    assert path.info["max_residual"] <= 1e-9
+
+
+def test_path_is_continuous_at_turning_points(traced):
+    *_, path, case, span = traced
+    turning = [e.param for e in path.events if e.kind == "turning"]
+    jumps = {e.param for e in path.events if e.kind == "jump"}
+    for t in turning:
+        if t in jumps:
+            continue
+        left, right = path.at(t, side="left"), path.at(t, side="right")
+        scale = max(1.0, np.max(np.abs(left.coef)))
+        np.testing.assert_allclose(left.coef, right.coef, atol=1e-7 * scale)
+    # inside a piece the path is continuous: two nearby ages give nearby solutions
+    bp = path.breakpoints
+    k = int(np.argmax(np.diff(bp)))
+    mid, h = 0.5 * (bp[k] + bp[k + 1]), 1e-7 * (bp[k + 1] - bp[k])
+    a, b = path.at(mid).coef, path.at(mid + h).coef
+    assert np.max(np.abs(a - b)) <= 1e-4 * max(1.0, np.max(np.abs(a)))
+
+
+def test_ode_right_hand_side_matches_finite_differences(traced):
+    """dw/dage from eq. (6) equals the central difference of re-solved partial optima."""
+    model, reg, X, y, path, case, span = traced
+    bp = path.breakpoints
+    k = int(np.argmax(np.diff(bp)))
+    age = 0.5 * (bp[k] + bp[k + 1])
+    h = 1e-4 * (bp[k + 1] - bp[k])
+    sol = path.at(age)
+    m = spl._Model(model, X, y, alpha=case.get("alpha"), C=case.get("C"))
+    g = spl._GAGA(m, reg, case["gamma"], 1e-6, ())
+    theta = sol.coef if model == "lasso" else np.r_[sol.coef, sol.intercept]
+    state = g.state_from(theta, age)
+    slope = g.rhs(age, theta, state)
+    # independent: ACS (re-solves with scikit-learn-free Newton / CD) at age +- h
+    hi = spl.acs(X, y, age + h, model=model, regularizer=reg, warm_start=theta, **case)
+    lo = spl.acs(X, y, age - h, model=model, regularizer=reg, warm_start=theta, **case)
+    assert hi.converged and lo.converged
+    th_hi = hi.coef if model == "lasso" else np.r_[hi.coef, hi.intercept]
+    th_lo = lo.coef if model == "lasso" else np.r_[lo.coef, lo.intercept]
+    fd = (th_hi - th_lo) / (2 * h)
+    np.testing.assert_allclose(slope, fd, rtol=1e-4, atol=1e-6 * max(1.0, np.abs(fd).max()))
+
+
+def test_lasso_rhs_equals_proposition_2():
+    """Eq. (11): dw_A/dage = -sqrt(2n)/age^2 (X_AE' D X_EA)^-1 X_AE' (sign(r) l^(3/2))."""
+    X, y = _lasso_data()
+    path = spl.age_path(X, y, model="lasso", regularizer="linear", alpha=0.05, age_min=0.2,
+                        age_max=1.0)
+    age = 0.6
+    w = path.at(age).coef
+    n = X.shape[0]
+    r = X @ w - y
+    loss = r ** 2 / (2 * n)
+    E = loss < age
+    A = w != 0
+    XEA = X[np.ix_(E, A)]
+    D = 1 - 3 * loss[E] / age
+    paper = -np.sqrt(2 * n) / age ** 2 * np.linalg.solve(
+        XEA.T @ (D[:, None] * XEA), XEA.T @ (np.sign(r[E]) * loss[E] ** 1.5))
+    m = spl._Model("lasso", X, y, alpha=0.05)
+    g = spl._GAGA(m, "linear", None, 1e-6, ())
+    ours = g.rhs(age, w, g.state_from(w, age))[A]
+    np.testing.assert_allclose(ours, paper, rtol=1e-10)
+
+
+# -- degenerate data (hypothesis) -------------------------------------------------------------
+
+@settings(deadline=None, max_examples=6, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n_dup=st.integers(1, 4), reg=st.sampled_from(
+    ["linear", "mixture"]))
+def test_duplicates_and_ties_reach_age_max(seed, n_dup, reg):
+    """Duplicated rows cross every threshold together (simultaneous critical points)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(25, 3))
+    X = np.vstack([X, np.repeat(X[:1], n_dup, axis=0)])
+    y = X[:, 0] - 0.5 * X[:, 1] + rng.normal(scale=0.5, size=X.shape[0])
+    y[-n_dup:] = y[0]
+    y[1:4] = y[1]  # tied responses too
+    gamma = 0.5 if reg == "mixture" else None
+    path = spl.age_path(X, y, model="lasso", regularizer=reg, gamma=gamma, alpha=0.02,
+                        age_min=0.05, age_max=2.0)
+    assert path.breakpoints[-1] == 2.0
+    for age in rng.uniform(0.05, 2.0, size=3):
+        sol = path.at(age)
+        assert spl.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
+                                            regularizer=reg, gamma=gamma,
+                                            alpha=0.02) <= 1e-8
+        # duplicated samples have equal losses, hence equal weights, at every age
+        np.testing.assert_allclose(sol.weights[-n_dup:], sol.weights[0], atol=1e-10)
+
+
+def test_simultaneous_critical_points_do_not_stop_the_path():
+    """Constructed data: pairs of identical rows, so every sample event is a tie of two."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(15, 2))
+    y = X @ np.array([1.0, -1.0]) + rng.normal(scale=0.8, size=15)
+    X, y = np.vstack([X, X]), np.r_[y, y]
+    path = spl.age_path(X, y, model="lasso", regularizer="linear", alpha=0.01, age_min=0.05,
+                        age_max=3.0)
+    assert path.breakpoints[-1] == 3.0
+    sample_events = [e for e in path.events if e.kind == "turning"
+                     and all(i < 30 for i in e.indices)]
+    assert sample_events, "the constructed data must produce sample events"
+    for e in sample_events:
+        assert len(e.indices) % 2 == 0
+        assert {i % 15 for i in e.indices} == {i % 15 for i in e.indices[: len(e.indices) // 2]}
+
+
+# -- ACS and estimators ------------------------------------------------------------------------
+
+def test_acs_reports_non_convergence():
+    X, y = _lasso_data()
+    res = spl.acs(X, y, 0.5, model="lasso", regularizer="linear", alpha=0.05, max_iter=1)
+    assert not res.converged and res.n_iter == 1
+    full = spl.acs(X, y, 0.5, model="lasso", regularizer="linear", alpha=0.05)
+    assert full.converged and full.residual <= 1e-10
+
+
+def test_acs_path_warm_starts_give_partial_optima():
+    X, y = _logistic_data()
+    out = spl.acs_path(X, y, [1.0, 2.0, 4.0], model="logistic", regularizer="mixture",
+                       C=1.0, gamma=1.0, max_iter=5000)
+    assert [r.converged for r in out] == [True, True, True]
+    for age, r in zip([1.0, 2.0, 4.0], out, strict=True):
+        assert spl.partial_optimum_residual(X, y, r.coef, r.intercept, age, model="logistic",
+                                            regularizer="mixture", C=1.0, gamma=1.0) <= 1e-9
+
+
+def test_estimators_select_an_age_on_validation_data():
+    X, y = _lasso_data(n=100)
+    est = spl.SelfPacedLasso(alpha=0.05, age_min=0.2, age_max=3.0).fit(X, y)
+    assert 0.2 <= est.age_ <= 3.0
+    assert est.validation_error_ == pytest.approx(est.validation_curve_.min())
+    assert est.predict(X).shape == (X.shape[0],)
+    Xc, yc = _logistic_data()
+    clf = spl.SelfPacedLogisticRegression(C=1.0, age_min=1.0, age_max=5.0).fit(
+        Xc[:80], yc[:80], Xc[80:], yc[80:])
+    assert set(np.unique(clf.predict(Xc))) <= {-1.0, 1.0}
+    assert clf.validation_error_ <= 0.5
+
+
+# -- bad input -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(age_min=2.0, age_max=1.0), "age_min"),
+    (dict(age_min=1.0, age_max=1.0), "age_min"),
+    (dict(age_min=-1.0, age_max=1.0), "age_min"),
+    (dict(age_min=0.0, age_max=1.0), "age_min"),
+    (dict(regularizer="mixture", gamma=0.0), "gamma"),
+    (dict(regularizer="mixture", gamma=None), "gamma"),
+    (dict(model="tree"), "model"),
+    (dict(regularizer="cubic"), "regularizer"),
+    (dict(regularizer="hard"), "regularizer"),
+    (dict(model="logistic", y="nonbinary"), "y"),
+    (dict(X="nan"), "X"),
+    (dict(model="lasso", alpha=None), "alpha"),
+])
+def test_bad_input_raises_value_error(kwargs, match):
+    X, y = _lasso_data(n=30)
+    args = dict(model="lasso", regularizer="linear", age_min=0.5, age_max=2.0, alpha=0.05)
+    args.update(kwargs)
+    if args.get("y") == "nonbinary":
+        args.pop("y")
+        y = np.arange(30.0)
+    if args.get("X") == "nan":
+        args.pop("X")
+        X = X.copy()
+        X[0, 0] = np.nan
+    with pytest.raises(ValueError, match=match):
+        spl.age_path(X, y, **args)
+
+
+def test_bad_input_acs_and_weights():
+    X, y = _lasso_data(n=30)
+    with pytest.raises(ValueError, match="age"):
+        spl.acs(X, y, 0.0, model="lasso", regularizer="linear", alpha=0.05)
+    with pytest.raises(ValueError, match="ages"):
+        spl.acs_path(X, y, [1.0, -1.0], model="lasso", regularizer="linear", alpha=0.05)
+    with pytest.raises(ValueError, match="loss"):
+        spl.sp_weights([-1.0], 1.0, regularizer="linear")
+    with pytest.raises(ValueError, match="age"):
+        spl.sp_weights([1.0], 2.0, regularizer="log")
+    with pytest.raises(NotImplementedError, match="svm"):
+        spl.age_path(X, np.sign(y) + (y == 0), model="svm", regularizer="linear",
+                     age_min=0.5, age_max=2.0)
+
+
+def test_logistic_age_min_without_partial_optimum_is_reported():
+    X, y = _logistic_data()
+    with pytest.raises(ValueError, match="age_min"):
+        spl.age_path(X, y, model="logistic", regularizer="linear", C=1.0, age_min=0.01,
+                     age_max=1.0)
+
+
+def test_regression_sample_on_the_mixture_boundary():
+    """Found by hypothesis: a sample that enters M at sqrt(l) = age was reported again at
+    the piece start (fixed in odepath: small first step when a component starts at 0)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(25, 3))
+    X = np.vstack([X, X[:1]])
+    y = X[:, 0] - 0.5 * X[:, 1] + rng.normal(scale=0.5, size=X.shape[0])
+    y[-1:] = y[0]
+    y[1:4] = y[1]
+    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.02,
+                        age_min=0.05, age_max=2.0)
+    assert path.breakpoints[-1] == 2.0
+    assert np.nanmax(path.kkt_residuals()) <= 1e-9
