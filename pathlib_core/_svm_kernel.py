@@ -54,6 +54,39 @@ def _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1):
                 acc1 -= m * s * yL
         sol0[r] = acc0
         sol1[r] = acc1
+    # one step of iterative refinement with the same inverse (kept up to date by rank-one
+    # updates, it solves an ill-conditioned elbow system only to ~cond * eps): residuals of
+    # [[Q_EE, s y_E], [s y_E', 0]] sol = rhs, then sol += Minv @ residual
+    r0 = np.empty(k)
+    r1 = np.empty(k)
+    for r in range(k):
+        j = keys[r]
+        if j >= 0:
+            acc0 = 1.0
+            acc1 = -sL[j]
+            for c in range(k):
+                kc = keys[c]
+                q = Q[j, kc] if kc >= 0 else s * y[j]
+                acc0 -= q * sol0[c]
+                acc1 -= q * sol1[c]
+        else:
+            acc0 = 0.0
+            acc1 = -s * yL
+            for c in range(k):
+                kc = keys[c]
+                if kc >= 0:
+                    acc0 -= s * y[kc] * sol0[c]
+                    acc1 -= s * y[kc] * sol1[c]
+        r0[r] = acc0
+        r1[r] = acc1
+    for r in range(k):
+        acc0 = 0.0
+        acc1 = 0.0
+        for c in range(k):
+            acc0 += Minv[r, c] * r0[c]
+            acc1 += Minv[r, c] * r1[c]
+        sol0[r] += acc0
+        sol1[r] += acc1
     b0 = 0.0
     b1 = 0.0
     for r in range(k):

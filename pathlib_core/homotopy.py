@@ -412,6 +412,11 @@ class _Engine:
                 rhs[~isv] = np.stack([prob.b(t)[R], prob.b1[R]], axis=1) - \
                     prob.A[np.ix_(R, B)] @ XB
             sol = fac.Minv @ rhs
+            # one step of iterative refinement: the inverse is kept up to date by rank-one
+            # updates, so M @ sol - rhs can be ~cond(M) eps |rhs|; one correction with the same
+            # inverse brings it to ~eps |M| |sol| (an ill-conditioned free set would otherwise
+            # carry its start error along a long segment)
+            sol += fac.Minv @ (rhs - _KKTInverse.matrix(prob, keys) @ sol)
             x[F] = sol[isv, 0]
             dx[F] = sol[isv, 1]
             nu[R] = sol[~isv, 0]

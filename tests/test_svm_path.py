@@ -10,7 +10,6 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import StandardScaler
 
-from pathlib_core.homotopy import HomotopyError
 from pathlib_core.svm import SVMSolution, svm_kkt_residual, svm_path
 
 cp = pytest.importorskip("cvxpy")
@@ -261,40 +260,39 @@ def test_property_lean_loop_decision_values_equal_generic(problem):
         np.testing.assert_allclose(K @ (a.alpha * y), K @ (b.alpha * y), atol=1e-8 * scale)
 
 
-# Known limitations, each found by hypothesis on kernels with duplicated points (numerically
-# rank-deficient): kept as strict expected failures so that a fix shows up as an XPASS.
-KNOWN_FAILURES = {
-    "svm_tie_rank_deficient": "a 6-index tie on a numerically rank-17 RBF kernel (32 points, "
-                              "5 duplicated) has no index-set candidate that passes the "
-                              "first-order sign checks",
-    "svm_tie13_rank_deficient": "a 13-index tie at C_max on a rank-9 kernel (16 points): both "
-                                "candidates tried fail the sign checks",
-    "svm_start_rank_deficient": "the exact index sets of the libsvm start at C_max = 1000 "
-                                "cannot be identified (rank-10 kernel, 17 points)",
+# Regression cases found by hypothesis on kernels with duplicated points (numerically
+# rank-deficient, ill-conditioned elbow systems). Each failed before the linear solves of both
+# solvers gained one step of iterative refinement: the inverse kept up to date by rank-one
+# updates solved the elbow system only to ~cond * eps, and that error either misled the
+# identification of the index sets or was carried along a long segment.
+REGRESSION_CASES = {
+    "svm_tie_rank_deficient": "6-index tie reported on a rank-17 RBF kernel (32 points, 5 "
+                              "duplicated): HomotopyError, no consistent candidate",
+    "svm_tie13_rank_deficient": "13-index tie at C_max on a rank-9 kernel (16 points): "
+                                "HomotopyError",
+    "svm_start_rank_deficient": "index sets of the start at C_max = 1000 not identified "
+                                "(rank-10 kernel, 17 points): HomotopyError",
+    "svm_residual_ill_conditioned": "elbow system with cond 1e8: the start's error carried "
+                                    "down to C_min = 0.1 gave a KKT residual of 2.6e-7",
 }
 
 
-@pytest.mark.xfail(strict=True, raises=HomotopyError,
-                   reason="known limitation (see KNOWN_FAILURES)")
 @pytest.mark.parametrize("solver", ["lean", "generic"])
-@pytest.mark.parametrize("case", sorted(KNOWN_FAILURES))
-def test_known_failure_rank_deficient_kernel(case, solver):
+@pytest.mark.parametrize("case", sorted(REGRESSION_CASES))
+def test_regression_rank_deficient_kernels(case, solver):
     data = np.load(Path(__file__).parent / "data" / f"{case}.npz", allow_pickle=True)
-    C_min = data["C_min"].item()
-    svm_path(data["K"], data["y"], C_max=float(data["C_max"]), C_min=C_min, solver=solver)
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="known limitation: the elbow system is ill-conditioned (cond 1e8, a "
-                          "rank-10 kernel on 17 points); the start at C_max = 100 is exact to "
-                          "1e-9 relative, but without an event on the way down that absolute "
-                          "error is carried to C_min = 0.1, where it is 2.6e-7 relative")
-@pytest.mark.parametrize("solver", ["lean", "generic"])
-def test_known_failure_residual_carried_down_an_ill_conditioned_segment(solver):
-    data = np.load(Path(__file__).parent / "data" / "svm_residual_ill_conditioned.npz")
-    path = svm_path(data["K"], data["y"], C_max=float(data["C_max"]),
-                    C_min=float(data["C_min"]), solver=solver)
+    K, y = data["K"], data["y"]
+    C_max, C_min = float(data["C_max"]), float(data["C_min"].item())
+    path = svm_path(K, y, C_max=C_max, C_min=C_min, solver=solver)
+    assert path.breakpoints[0] == pytest.approx(C_min) and path.breakpoints[-1] == C_max
     assert path.kkt_residuals().max() <= 1e-8
+    # the other solver reaches the same decision values (the optimal Q alpha is unique)
+    other = svm_path(K, y, C_max=C_max, C_min=C_min,
+                     solver="generic" if solver == "lean" else "lean")
+    scale = max(1.0, float(np.max(np.abs(K))) * C_max * len(y))
+    for C in np.geomspace(C_min, C_max, 7):
+        a, b = path.at(C), other.at(C)
+        np.testing.assert_allclose(K @ (a.alpha * y), K @ (b.alpha * y), atol=1e-8 * scale)
 
 
 # ---------------------------------------------------------------------------------------------
