@@ -1,0 +1,683 @@
+r"""The Minimal Complexity Machine (MCM) and conformal kernel optimization.
+
+The MCM of Jayadeva (2015) learns ``f(x) = sum_j lambda_j K(x_j, x) + b`` by the linear
+program of eqs. (30)-(33) of the MCM notes (``/work/shared/papers/mcm_conformal-kernel_notes.md``)
+
+.. math::
+
+    \min_{\lambda, b, h, q} \; h + C \sum_i q_i
+    \quad \text{s.t.} \quad
+    h \ge y_i f(x_i) + q_i, \quad 1 \le y_i f(x_i) + q_i, \quad q_i \ge 0,
+
+where ``h`` bounds ``h_MCM`` (eq. (14)), whose square is an exact bound on the VC dimension
+(eq. (13)). :func:`fit_mcm` solves it with HiGHS and returns the primal-dual pair.
+
+Well-posedness. With a full-rank kernel matrix the LP can *interpolate*: ``K lambda + b 1 = y``
+has a solution for every ``b``, it gives ``y_i f(x_i) = 1`` for all ``i``, hence ``h = 1``,
+``q = 0`` and the objective ``1``, which is the smallest value any feasible point can have
+(``h >= y_i f(x_i) + q_i >= 1``). ``C`` then has no effect and generically every ``lambda_j`` is
+non-zero. The option ``l1 > 0`` adds ``l1 * sum_j |lambda_j|`` to the objective (a norm of
+``lambda``, as later MCM variants do), which keeps the problem a linear program, makes the
+interpolating solutions costly and yields sparse ``lambda``.
+
+Kernel optimization (Badge, Soman, Chandra, Jayadeva 2021, building on Amari & Wu 1999 and
+Xiong et al. 2005): the basic kernel ``K0`` is conformally transformed, ``K = C K0 C`` with
+``c(x) = alpha_0 + sum_i alpha_i k_1(x, a_i)`` over empirical cores ``a_i`` (the support vectors
+of a first MCM), and ``alpha`` maximizes the kernel Fisher criterion ``J = c'B0c / c'W0c``
+(Theorem 2.3, eq. (40)) through the generalized eigenproblem ``P alpha = gamma Q alpha`` with
+``P = K1' B0 K1`` and ``Q = K1' (W0 + D I) K1`` (eq. (41)).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import as_binary_labels, as_kernel, as_matrix, check_choice, positive_scalar
+from .kernels import conformal_basis, conformal_kernel, linear_kernel, rbf_kernel
+from .kkt import KKTResiduals, lp_residuals
+
+__all__ = [
+    "MCMResult", "fit_mcm", "mcm_lp", "scatter_matrices", "fisher_ratio_direct",
+    "ConformalSolution", "optimize_conformal", "MCMClassifier", "ConformalMCMClassifier",
+    "ConformalSVMClassifier", "LP_METHODS",
+]
+
+#: ``method`` values accepted by :func:`fit_mcm` (scipy's HiGHS front ends).
+LP_METHODS = ("highs", "highs-ds", "highs-ipm")
+
+
+# ---------------------------------------------------------------------------------------------
+# The linear program
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class MCMResult:
+    """Solution of the kernel MCM linear program (eqs. (30)-(33), optionally with ``l1``).
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n,)
+        ``lambda``.
+    intercept : float
+        ``b``.
+    h : float
+        The bound ``h`` (``h >= 1`` at any feasible point).
+    slack : ndarray of shape (n,)
+        ``q``.
+    objective : float
+        ``h + C sum q + l1 sum |lambda|``.
+    dual_upper, dual_lower : ndarray of shape (n,)
+        Multipliers ``z^h >= 0`` of the constraints (31) ``y_i f(x_i) + q_i <= h`` and
+        ``z^1 >= 0`` of (32) ``y_i f(x_i) + q_i >= 1``.
+    dual_slack : ndarray of shape (n,)
+        Multipliers of ``q_i >= 0``.
+    support : ndarray of int
+        Indices with ``|lambda_j| > sv_tol * max(1, max |lambda|)``.
+    kkt : KKTResiduals
+        Residuals of the LP optimality conditions (absolute) of the LP actually solved.
+    status, method, n_iter : str, str, int
+        HiGHS status, the scipy method name and the iteration count.
+    C, l1 : float
+        The parameters.
+    polish : float
+        Largest increase of a ``q_i`` or of ``h`` applied after HiGHS to make (31)-(32) hold
+        exactly (HiGHS's tolerances apply to its scaled LP); typically below 1e-8.
+    rank : int
+        Eigen-directions of ``K`` used (``l1 = 0``, see :func:`fit_mcm`); ``n`` when ``l1 > 0``.
+    lp : dict
+        The LP solved, in ``kkt.lp_residuals`` form (``c, G, h, lb, ub``), its design matrix
+        ``A`` (``f = A theta + b``) and its primal-dual vector (``x, z, w_lb, w_ub``).
+    """
+
+    coef: np.ndarray
+    intercept: float
+    h: float
+    slack: np.ndarray
+    objective: float
+    dual_upper: np.ndarray
+    dual_lower: np.ndarray
+    dual_slack: np.ndarray
+    support: np.ndarray
+    kkt: KKTResiduals
+    status: str
+    method: str
+    n_iter: int
+    C: float
+    l1: float
+    polish: float = 0.0
+    rank: int = 0
+    lp: dict = field(repr=False, default_factory=dict)
+
+    def decision_function(self, K_test) -> np.ndarray:
+        """``f(x) = sum_j lambda_j K(x_j, x) + b`` for rows ``K_test[i, j] = K(x_i^test, x_j)``."""
+        K_test = as_matrix(K_test, "K_test")
+        if K_test.shape[1] != self.coef.shape[0]:
+            raise ValueError(f"K_test must have {self.coef.shape[0]} columns (one per training "
+                             f"point); got {K_test.shape[1]}")
+        return K_test @ self.coef + self.intercept
+
+    @property
+    def n_support(self) -> int:
+        return int(self.support.size)
+
+
+def _lp_matrices(A, y, *, C: float, l1: float, split: bool) -> dict:
+    """``min c'x s.t. G x <= h, lb <= x`` for ``f = A theta + b`` (see :func:`mcm_lp`)."""
+    n, p = A.shape
+    YA = y[:, None] * A
+    blocks = [YA, -YA] if split else [YA]
+    n_th = 2 * p if split else p
+    one, eye = np.ones((n, 1)), np.eye(n)
+    G = np.vstack([
+        np.hstack(blocks + [y[:, None], -one, eye]),
+        np.hstack([-B for B in blocks] + [-y[:, None], np.zeros((n, 1)), -eye]),
+    ])
+    hvec = np.concatenate([np.zeros(n), -np.ones(n)])
+    c = np.concatenate([np.full(n_th, float(l1)) if split else np.zeros(p), [0.0, 1.0],
+                        np.full(n, float(C))])
+    lb = np.concatenate([np.zeros(n_th) if split else np.full(p, -np.inf),
+                         [-np.inf, -np.inf], np.zeros(n)])
+    return {"c": c, "G": G, "h": hvec, "lb": lb, "ub": np.full(c.shape[0], np.inf), "n": n,
+            "p": p, "split": split}
+
+
+def mcm_lp(K, y, *, C: float, l1: float = 0.0) -> dict:
+    r"""The kernel MCM exactly as written in eqs. (30)-(33): ``min c'x s.t. G x <= h, x >= lb``.
+
+    Variables ``x = (lambda, b, h, q)`` when ``l1 == 0`` and ``x = (lambda^+, lambda^-, b, h,
+    q)`` (``lambda = lambda^+ - lambda^-``, both ``>= 0``) when ``l1 > 0``. The rows of ``G``
+    are eq. (31) ``y_i (K_i lambda + b) + q_i - h <= 0`` then eq. (32)
+    ``-y_i (K_i lambda + b) - q_i <= -1``. :func:`fit_mcm` solves this form when ``l1 > 0``
+    and the equivalent range form (see there) when ``l1 == 0``.
+
+    Returns
+    -------
+    dict with keys ``c, G, h, lb, ub, n, p, split``.
+    """
+    K = np.asarray(K, dtype=float)
+    y = np.asarray(y, dtype=float)
+    return _lp_matrices(K, y, C=float(C), l1=float(l1), split=l1 > 0)
+
+
+def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
+            sv_tol: float = 1e-8, rank_tol: float = 1e-10) -> MCMResult:
+    r"""Solve the kernel Minimal Complexity Machine LP (eqs. (30)-(33) of the MCM notes).
+
+    .. math::
+
+        \min_{\lambda, b, h, q} \; h + C \sum_{i=1}^M q_i + \ell_1 \sum_{j=1}^M |\lambda_j|
+        \quad \text{s.t.} \quad
+        h \ge y_i \Big(\sum_j \lambda_j K(x_j, x_i) + b\Big) + q_i, \quad
+        1 \le y_i \Big(\sum_j \lambda_j K(x_j, x_i) + b\Big) + q_i, \quad q_i \ge 0.
+
+    ``l1 = 0`` (the default) is the paper's LP; ``l1 > 0`` adds the norm of ``lambda`` that
+    makes the problem well posed with a full-rank kernel (see the module docstring).
+
+    How it is solved. With ``l1 > 0`` the LP is passed to HiGHS as written (:func:`mcm_lp`).
+    With ``l1 = 0`` only ``K lambda`` enters the LP, so ``lambda`` is not identified when ``K``
+    is singular, and directions of ``K`` with tiny eigenvalues let the LP reach other optima
+    through ``|lambda| ~ 1 / eigenvalue`` (on RBF kernels of low-dimensional data HiGHS's dual
+    simplex and interior point then return different objective values, both "optimal"). We
+    therefore solve the same LP over ``f = U beta + b``, where ``K = U S U'`` restricted to the
+    eigenvalues ``> rank_tol * max``, and return the minimum-norm representer
+    ``lambda = U S^{-1} beta`` (then ``K lambda = U beta`` exactly, and every ``lambda_j`` is
+    in general non-zero: the plain MCM's support vectors are not a property of the model).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Training kernel matrix (symmetric; need not be positive definite for the LP).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}; both classes must be present.
+    C : float
+        Slack penalty, > 0.
+    l1 : float
+        Weight of ``sum |lambda_j|``, >= 0.
+    method : {"highs", "highs-ds", "highs-ipm"}
+        HiGHS algorithm (``"highs"`` lets HiGHS choose; ``"highs-ds"`` dual simplex;
+        ``"highs-ipm"`` interior point with crossover).
+    sv_tol : float
+        ``j`` is a support vector when ``|lambda_j| > sv_tol * max(1, max_k |lambda_k|)``.
+    rank_tol : float
+        Relative eigenvalue cut-off of the range form (``l1 = 0`` only).
+
+    Returns
+    -------
+    MCMResult
+        ``kkt`` holds the residuals of the LP actually solved; ``rank`` the number of
+        eigen-directions kept (``n`` for ``l1 > 0``).
+
+    Raises
+    ------
+    ValueError
+        Bad input (naming the argument), or when HiGHS does not report an optimal solution
+        (the LP is always feasible and bounded, so this means a numerical failure).
+    """
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    if np.unique(y).size < 2:
+        raise ValueError("y must contain both classes -1 and +1; got only one class")
+    C = positive_scalar(C, "C")
+    l1 = positive_scalar(l1, "l1", allow_zero=True)
+    method = check_choice(method, "method", LP_METHODS)
+    sv_tol = positive_scalar(sv_tol, "sv_tol", allow_zero=True)
+    rank_tol = positive_scalar(rank_tol, "rank_tol", allow_zero=True)
+    n = K.shape[0]
+    split = l1 > 0
+    if split:
+        A, rank = K, n
+    else:
+        s, U = np.linalg.eigh(K)
+        smax = float(np.max(np.abs(s)))
+        keep = np.abs(s) > rank_tol * smax if smax > 0 else np.zeros(n, dtype=bool)
+        A, s_kept, rank = U[:, keep], s[keep], int(keep.sum())
+    lp = _lp_matrices(A, y, C=C, l1=l1, split=split)
+    p = lp["p"]
+    n_th = 2 * p if split else p
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = linprog(lp["c"], A_ub=lp["G"], b_ub=lp["h"],
+                      bounds=[(v if np.isfinite(v) else None, None) for v in lp["lb"]],
+                      method=method)
+    if res.status != 0 or res.x is None:
+        raise ValueError(f"the MCM linear program was not solved (HiGHS status {res.status}: "
+                         f"{res.message}); try another method, a larger rank_tol or l1 > 0")
+    x = np.asarray(res.x, dtype=float)
+    theta = x[:p] - x[p:2 * p] if split else x[:p].copy()
+    # Polish: HiGHS meets its tolerances on its scaled LP; after unscaling, (31)-(32) can be
+    # violated by ~1e-9. Raising q and h by that amount restores exact feasibility (to
+    # rounding); the change is reported as ``polish``.
+    yf = y * (A @ theta + x[n_th])
+    q_new = np.maximum(x[n_th + 2:], np.maximum(1.0 - yf, 0.0))
+    h_new = max(float(x[n_th + 1]), float(np.max(yf + q_new)))
+    polish = max(float(np.max(q_new - x[n_th + 2:])), h_new - float(x[n_th + 1]))
+    x[n_th + 2:], x[n_th + 1] = q_new, h_new
+    z = -np.asarray(res.ineqlin.marginals, dtype=float)
+    w_lb = np.where(np.isfinite(lp["lb"]), np.asarray(res.lower.marginals, dtype=float), 0.0)
+    w_ub = np.zeros_like(w_lb)
+    kkt = lp_residuals(lp["c"], x, G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=z,
+                       w_lb=w_lb, w_ub=w_ub)
+    lam = theta if split else A @ (theta / s_kept)
+    b, h, q = float(x[n_th]), float(x[n_th + 1]), x[n_th + 2:].copy()
+    scale = max(1.0, float(np.max(np.abs(lam))) if n else 1.0)
+    support = np.flatnonzero(np.abs(lam) > sv_tol * scale)
+    objective = h + C * float(q.sum()) + l1 * float(np.abs(lam).sum())
+    lp.update({"x": x, "z": z, "w_lb": w_lb, "w_ub": w_ub, "A": A})
+    return MCMResult(coef=lam, intercept=b, h=h, slack=q, objective=objective,
+                     dual_upper=z[:n].copy(), dual_lower=z[n:].copy(),
+                     dual_slack=w_lb[n_th + 2:].copy(), support=support, kkt=kkt,
+                     status="optimal", method=method, n_iter=int(getattr(res, "nit", -1) or -1),
+                     C=C, l1=l1, polish=polish, rank=rank, lp=lp)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel scatter matrices, Theorem 2.3 and the eigenproblem (41)
+# ---------------------------------------------------------------------------------------------
+
+def scatter_matrices(K, y) -> tuple[np.ndarray, np.ndarray]:
+    r"""Between- and within-class kernel scatter matrices ``B`` and ``W`` (eqs. (38)-(39)).
+
+    For points of any order: ``B_ij = [y_i = y_j] K_ij / M_{y_i} - K_ij / M`` and
+    ``W_ij = delta_ij K_ii - [y_i = y_j] K_ij / M_{y_i}``. Then ``1'B1 / 1'W1`` is the Fisher
+    scalar ``tr S_b / tr S_w`` of the empirical feature space (Theorem 2.3, eq. (40)).
+    """
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    if np.unique(y).size < 2:
+        raise ValueError("y must contain both classes -1 and +1; got only one class")
+    n = y.shape[0]
+    same = y[:, None] == y[None, :]
+    m_class = np.where(y > 0, np.sum(y > 0), np.sum(y < 0)).astype(float)
+    block = np.where(same, K / m_class[:, None], 0.0)
+    B = block - K / n
+    W = np.diag(np.diag(K)) - block
+    return 0.5 * (B + B.T), 0.5 * (W + W.T)
+
+
+def fisher_ratio_direct(K, y, *, rtol: float = 1e-12) -> float:
+    r"""``J = tr S_b / tr S_w`` computed from the images ``z_i`` in the empirical feature space.
+
+    ``K = U diag(s) U'`` (eigenvalues ``s > rtol * max s`` kept), ``z_i = diag(s)^{1/2} U_i'``,
+    so that ``z_i' z_j = K_ij``; then eqs. (35)-(37). Independent of :func:`scatter_matrices`.
+    """
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    s, U = np.linalg.eigh(K)
+    keep = s > rtol * max(float(s.max()), 0.0)
+    Z = U[:, keep] * np.sqrt(s[keep])
+    zbar = Z.mean(axis=0)
+    sb = sw = 0.0
+    for cls in (-1.0, 1.0):
+        Zc = Z[y == cls]
+        mc = Zc.mean(axis=0)
+        sb += Zc.shape[0] * float(np.sum((mc - zbar) ** 2))
+        sw += float(np.sum((Zc - mc) ** 2))
+    return sb / sw
+
+
+@dataclass
+class ConformalSolution:
+    """Result of :func:`optimize_conformal` (steps 3-5 of the algorithm).
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n_ec + 1,)
+        ``(alpha_0, alpha_1, ..., alpha_ec)``, scaled so that the training factors have mean
+        square 1 and sign so that their mean is positive.
+    gamma_eig : float
+        The largest generalized eigenvalue ``gamma`` of ``P alpha = gamma Q alpha``.
+    eig_residual : float
+        ``||P alpha - gamma Q alpha|| / (||P|| ||alpha||)``.
+    ridge : float
+        The ridge ``D`` actually used (raised from the requested one when ``Q`` was not
+        numerically positive definite; see ``ridge_raised``).
+    ridge_raised : bool
+    c_train : ndarray of shape (n,)
+        ``c = K1 alpha`` at the training points.
+    J_base, J_opt : float
+        ``1'B0 1 / 1'W0 1`` (``c = 1``) and ``c'B0c / c'W0c`` at the optimized ``c``.
+    """
+
+    alpha: np.ndarray
+    gamma_eig: float
+    eig_residual: float
+    ridge: float
+    ridge_raised: bool
+    c_train: np.ndarray
+    J_base: float
+    J_opt: float
+    P: np.ndarray = field(repr=False)
+    Q: np.ndarray = field(repr=False)
+
+
+def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
+    r"""Maximize the kernel Fisher criterion over the conformal coefficients (eqs. (40)-(41)).
+
+    .. math::
+
+        \max_\alpha \frac{\alpha' K_1' B_0 K_1 \alpha}{\alpha' K_1' (W_0 + D I) K_1 \alpha}
+        \iff P \alpha = \gamma Q \alpha \text{ (largest } \gamma).
+
+    Parameters
+    ----------
+    K0 : array_like of shape (n, n)
+        Basic kernel on the training points.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    K1 : array_like of shape (n, n_ec + 1)
+        :func:`pathlib_core.kernels.conformal_basis` at the training points (eq. (34)).
+    D : float
+        Ridge on ``W0`` (> 0). If ``Q`` is still not numerically positive definite (e.g.
+        duplicated cores), ``D`` is raised by factors of 10 until the Cholesky factorization
+        succeeds; ``ridge_raised`` reports it.
+    """
+    K0 = as_kernel(K0, "K0")
+    y = as_binary_labels(y, "y", length=K0.shape[0])
+    K1 = as_matrix(K1, "K1")
+    if K1.shape[0] != K0.shape[0]:
+        raise ValueError(f"K1 must have {K0.shape[0]} rows (one per training point); "
+                         f"got {K1.shape[0]}")
+    D = positive_scalar(D, "D")
+    B0, W0 = scatter_matrices(K0, y)
+    P = K1.T @ B0 @ K1
+    P = 0.5 * (P + P.T)
+    G = K1.T @ K1
+    base = K1.T @ W0 @ K1
+    ridge, raised = D, False
+    for _ in range(12):
+        Q = 0.5 * (base + ridge * G + (base + ridge * G).T)
+        # K1'K1 itself may be singular (duplicated cores): a tiny identity keeps Q definite
+        Q = Q + 1e-12 * max(float(np.trace(Q)), 1e-300) * np.eye(Q.shape[0])
+        try:
+            scipy.linalg.cholesky(Q, lower=True)
+            break
+        except np.linalg.LinAlgError:
+            ridge, raised = ridge * 10.0, True
+    else:  # pragma: no cover - Q = K1'(W0 + D I)K1 + eps I is definite for D large enough
+        raise ValueError("the conformal eigenproblem is singular for every ridge D tried")
+    vals, vecs = scipy.linalg.eigh(P, Q)
+    g, alpha = float(vals[-1]), vecs[:, -1].copy()
+    c = K1 @ alpha
+    if c.mean() < 0:
+        alpha, c = -alpha, -c
+    rms = float(np.sqrt(np.mean(c ** 2)))
+    if rms > 0:
+        alpha, c = alpha / rms, c / rms
+    res = float(np.linalg.norm(P @ alpha - g * Q @ alpha)
+                / max(np.linalg.norm(P, 2) * np.linalg.norm(alpha), 1e-300))
+    ones = np.ones(K0.shape[0])
+    J_base = float(ones @ B0 @ ones / (ones @ W0 @ ones))
+    J_opt = float(c @ B0 @ c / (c @ W0 @ c))
+    return ConformalSolution(alpha=alpha, gamma_eig=g, eig_residual=res, ridge=ridge,
+                             ridge_raised=raised, c_train=c, J_base=J_base, J_opt=J_opt,
+                             P=P, Q=Q)
+
+
+# ---------------------------------------------------------------------------------------------
+# scikit-learn estimators
+# ---------------------------------------------------------------------------------------------
+
+def _gamma_value(gamma, X: np.ndarray, name: str = "gamma") -> float:
+    if isinstance(gamma, str):
+        check_choice(gamma, name, ("scale",))
+        var = float(X.var()) if X.size else 0.0
+        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    return positive_scalar(gamma, name)
+
+
+def _binary_targets(est, y) -> np.ndarray:
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(f"y must contain two classes; got only one class: {classes}")
+    if classes.size > 2 or type_of_target(y) != "binary":
+        raise ValueError("Only binary classification is supported: y must have two classes; "
+                         f"got {classes.size} (type {type_of_target(y)!r}). Use "
+                         "sklearn.multiclass.OneVsRestClassifier for more")
+    est.classes_ = classes
+    return np.where(y == classes[1], 1.0, -1.0)
+
+
+class _BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.pairwise = getattr(self, "kernel", "rbf") == "precomputed"
+        return tags
+
+    def predict(self, X):
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(int)]
+
+
+class MCMClassifier(_BinaryKernelClassifier):
+    """Kernel Minimal Complexity Machine (binary), trained by :func:`fit_mcm`.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Slack penalty of eq. (30).
+    kernel : {"rbf", "linear", "precomputed"}, default "rbf"
+    gamma : float or "scale", default "scale"
+        RBF width ``exp(-gamma ||x - x'||^2)``; ``"scale"`` is ``1 / (d Var(X))`` as in SVC.
+    l1 : float, default 0.0
+        Weight of ``sum |lambda_j|`` (0 is the paper's LP; see :func:`fit_mcm`).
+    method : {"highs", "highs-ds", "highs-ipm"}
+    sv_tol : float, default 1e-8
+
+    Attributes
+    ----------
+    classes_, support_, n_support_ (per class, as in SVC), support_vectors_ (not for
+    "precomputed"), dual_coef_ (``lambda`` on the support), intercept_, h_, result_.
+    Prediction evaluates the kernel between the new points and the training support vectors
+    only (``kernel="precomputed"``: columns are all training points).
+    """
+
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", l1=0.0, method="highs",
+                 sv_tol=1e-8):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.l1 = l1
+        self.method = method
+        self.sv_tol = sv_tol
+
+    def _kernel(self, X, Y=None):
+        if self.kernel == "linear":
+            return linear_kernel(X, Y)
+        return rbf_kernel(X, Y, gamma=self._gamma)
+
+    def fit(self, X, y):
+        check_choice(self.kernel, "kernel", ("rbf", "linear", "precomputed"))
+        positive_scalar(self.C, "C")
+        X, y = validate_data(self, X, y, dtype=float)
+        yb = _binary_targets(self, y)
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"X must be a square kernel matrix when kernel='precomputed'; "
+                                 f"got shape {X.shape}")
+            K = X
+            self._gamma = None
+        else:
+            self._gamma = _gamma_value(self.gamma, X) if self.kernel == "rbf" else None
+            K = self._kernel(X)
+        res = fit_mcm(K, yb, C=self.C, l1=self.l1, method=self.method, sv_tol=self.sv_tol)
+        self.result_ = res
+        self.support_ = res.support
+        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
+                                   dtype=np.int32)
+        self.dual_coef_ = res.coef[res.support]
+        self.intercept_ = res.intercept
+        self.h_ = res.h
+        if self.kernel == "precomputed":
+            self._coef_full = res.coef
+        else:
+            self.support_vectors_ = X[res.support]
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self, "result_")
+        X = validate_data(self, X, dtype=float, reset=False)
+        if self.kernel == "precomputed":
+            if X.shape[1] != self._coef_full.shape[0]:
+                raise ValueError(f"X must have {self._coef_full.shape[0]} columns (kernel "
+                                 f"against the training points); got {X.shape[1]}")
+            return X @ self._coef_full + self.intercept_
+        if self.support_.size == 0:
+            return np.full(X.shape[0], self.intercept_)
+        return self._kernel(X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
+
+
+class _ConformalBase(_BinaryKernelClassifier):
+    """Steps 1-7 of the conformal kernel algorithm; the final learner is set by subclasses."""
+
+    def _final_fit(self, K, yb):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        positive_scalar(self.C, "C")
+        positive_scalar(self.D, "D")
+        check_choice(self.cores, "cores", ("support", "all"))
+        X, y = validate_data(self, X, y, dtype=float)
+        yb = _binary_targets(self, y)
+        # step 1: zero mean, unit variance (training statistics)
+        self.mean_ = X.mean(axis=0)
+        sd = X.std(axis=0)
+        self.scale_ = np.where(sd > 0, sd, 1.0)
+        Z = (X - self.mean_) / self.scale_
+        self._gamma0 = _gamma_value(self.gamma, Z, "gamma")
+        self._gamma1 = (self._gamma0 if self.conformal_gamma is None
+                        else _gamma_value(self.conformal_gamma, Z, "conformal_gamma"))
+        K0 = rbf_kernel(Z, gamma=self._gamma0)
+        # step 2: base MCM, empirical cores = its support vectors
+        self.base_result_ = fit_mcm(K0, yb, C=self.C, l1=self.l1, sv_tol=self.sv_tol)
+        idx = (self.base_result_.support if self.cores == "support"
+               else np.arange(Z.shape[0]))
+        self.fallback_ = None
+        if idx.size == 0:
+            # documented fallback: no empirical cores -> c == 1, the basic kernel unchanged
+            self.fallback_ = "no empirical cores: conformal factor c = 1"
+            self.cores_ = Z[:0]
+            self.alpha_ = np.array([1.0])
+            self.conformal_ = None
+            c = np.ones(Z.shape[0])
+        else:
+            self.cores_ = Z[idx]
+            K1 = conformal_basis(Z, self.cores_, gamma=self._gamma1)
+            # steps 3-5: scatter matrices, eigenproblem, factor c
+            self.conformal_ = optimize_conformal(K0, yb, K1, D=self.D)
+            self.alpha_ = self.conformal_.alpha
+            c = self.conformal_.c_train
+        # steps 6-7: optimized kernel, final learner
+        self._Z = Z
+        self._c_train = c
+        self._final_fit(conformal_kernel(K0, c), yb)
+        return self
+
+    def _factor(self, Z):
+        if self.cores_.shape[0] == 0:
+            return np.ones(Z.shape[0])
+        return conformal_basis(Z, self.cores_, gamma=self._gamma1) @ self.alpha_
+
+    def test_kernel(self, X):
+        """Conformal kernel between new points and the training points: ``c(x) c(x_j) k0``."""
+        check_is_fitted(self, "alpha_")
+        X = validate_data(self, X, dtype=float, reset=False)
+        Z = (X - self.mean_) / self.scale_
+        K0 = rbf_kernel(Z, self._Z, gamma=self._gamma0)
+        return conformal_kernel(K0, self._factor(Z), self._c_train)
+
+
+class ConformalMCMClassifier(_ConformalBase):
+    """MCM with a conformally optimized RBF kernel (the 8-step algorithm of Badge et al.).
+
+    1. standardize with training statistics; 2. base MCM with ``k0 = rbf(gamma)``; its support
+    vectors are the empirical cores ``a_i`` (``cores="all"`` uses every training point);
+    3. ``B0, W0`` (eqs. (38)-(39)); 4. the eigenproblem (41) with ridge ``D``; 5. the factor
+    ``c(x) = alpha_0 + sum_i alpha_i exp(-conformal_gamma ||x - a_i||^2)``; 6. the kernel
+    ``c(x) c(x') k0(x, x')``; 7. the final MCM on it; 8. prediction with the *test-vs-train*
+    conformal kernel (never the training kernel).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+    gamma : float or "scale", default "scale"
+        Width of the basic kernel ``k0`` (on standardized features).
+    conformal_gamma : float, "scale" or None, default None
+        Width of ``k1``; None uses ``gamma``.
+    D : float, default 1e-3
+        Ridge of eq. (41).
+    l1 : float, default 0.0
+        Norm of ``lambda`` in both MCM fits (see :func:`fit_mcm`).
+    cores : {"support", "all"}, default "support"
+    sv_tol : float, default 1e-8
+
+    Attributes
+    ----------
+    classes_, base_result_, cores_, alpha_, conformal_ (:class:`ConformalSolution` or None when
+    the documented fallback ``c = 1`` was used because there were no cores; ``fallback_`` says
+    so), result_, support_, n_support_, dual_coef_, intercept_, h_.
+    """
+
+    def __init__(self, C=1.0, gamma="scale", conformal_gamma=None, D=1e-3, l1=0.0,
+                 cores="support", sv_tol=1e-8):
+        self.C = C
+        self.gamma = gamma
+        self.conformal_gamma = conformal_gamma
+        self.D = D
+        self.l1 = l1
+        self.cores = cores
+        self.sv_tol = sv_tol
+
+    def _final_fit(self, K, yb):
+        res = fit_mcm(K, yb, C=self.C, l1=self.l1, sv_tol=self.sv_tol)
+        self.result_ = res
+        self.support_ = res.support
+        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
+                                   dtype=np.int32)
+        self.dual_coef_ = res.coef[res.support]
+        self.intercept_ = res.intercept
+        self.h_ = res.h
+        self._coef_full = res.coef
+
+    def decision_function(self, X):
+        check_is_fitted(self, "result_")
+        return self.test_kernel(X) @ self._coef_full + self.intercept_
+
+
+class ConformalSVMClassifier(_ConformalBase):
+    """The comparison: the same conformal kernel (cores from a base MCM) fed to ``SVC``.
+
+    Parameters as :class:`ConformalMCMClassifier`; ``C`` is used both by the base MCM that
+    finds the cores and by the final ``SVC(kernel="precomputed", C=C)``.
+    """
+
+    def __init__(self, C=1.0, gamma="scale", conformal_gamma=None, D=1e-3, l1=0.0,
+                 cores="support", sv_tol=1e-8):
+        self.C = C
+        self.gamma = gamma
+        self.conformal_gamma = conformal_gamma
+        self.D = D
+        self.l1 = l1
+        self.cores = cores
+        self.sv_tol = sv_tol
+
+    def _final_fit(self, K, yb):
+        self.svc_ = SVC(kernel="precomputed", C=float(self.C)).fit(K, yb)
+        self.support_ = self.svc_.support_
+        self.n_support_ = self.svc_.n_support_
+        self.dual_coef_ = self.svc_.dual_coef_.ravel()
+        self.intercept_ = float(self.svc_.intercept_[0])
+
+    def decision_function(self, X):
+        check_is_fitted(self, "svc_")
+        return self.svc_.decision_function(self.test_kernel(X))
