@@ -1127,8 +1127,12 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
 def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None,
            param_name="t", until_last_event=False, refactor_every=50, drift_tol=1e-9,
            tie_tol=1e-10, zero_tol=1e-11, max_tie=12, max_events=None,
-           max_zero_steps=50, residual=None, record=None) -> Path:
-    """Trace the path (trusted inputs). Returns a :class:`Path` of ``record(point, t)``."""
+           max_zero_steps=50, residual=None, record=None, stop=None) -> Path:
+    """Trace the path (trusted inputs). Returns a :class:`Path` of ``record(point, t)``.
+
+    ``stop(point, t) -> bool``, if given, is called at every new breakpoint; tracing ends
+    there (the path's last breakpoint) when it returns True.
+    """
     t0 = time.perf_counter()
     direction = 1 if t_end >= t_start else -1
     eng = _Engine(prob, direction=direction, refactor_every=refactor_every, drift_tol=drift_tol,
@@ -1201,6 +1205,8 @@ def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None
         events.extend(_events_for(t_new, old_state, new.state, changes))
         t_last_event = t_new
         seg = new
+        if stop is not None and stop(points[-1], t_new):
+            break
     if len(params) > 1 and direction < 0:
         params = params[::-1]
         points = points[::-1]
