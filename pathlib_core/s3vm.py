@@ -38,6 +38,7 @@ re-solves the polytope-constrained problem with the warm-started active-set QP
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -310,24 +311,25 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every):
     prob = _make_problem(Q, q, None, None, None, None, np.zeros(n), None, ub0, ub1)
     params_all, recs_all, events_all = [t0], [None], []
     t, theta = t0, theta0
-    stats = {"n_events": 0, "n_chunks": 0}
+    stats = {"n_events": 0, "n_chunks": 0, "n_restarts": 0, "max_restart_gap": 0.0}
 
     def record(p, tt):
         return _record(K, ylab, p.x, np.zeros(n), b)
 
-    recs_all[0] = record(type("P", (), {"x": theta0})(), t0)
+    recs_all[0] = record(_X(theta0), t0)
+    iu_mask = ~lab
+
+    def stop(p, tt):
+        # margins y_i f(x_i) = (Q theta + q)_i + 1; stop once an unlabeled one is <= 0
+        return bool(np.min((Q[iu_mask] @ p.x + q[iu_mask]) + 1.0) <= 0.0)
     while t < t_max:
-        t_end = min(t_max, max(2.0 * t, t + t_max / 32.0))
+        t_end = t_max
         if t_max - t_end <= 1e-12 * t_max:
             t_end = t_max
-        path = _trace(prob, t, t_end, x0=theta, state0=_start_state(Q, q, theta, ub0 + t * ub1),
-                      param_name="C_unlabeled", record=record, refactor_every=refactor_every)
+        params, recs, evs = _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record,
+                                         refactor_every, stats, stop)
         stats["n_chunks"] += 1
-        stats["n_events"] += int(path.info.get("n_events", 0))
-        pts = [(float(p), r) for p, s, r in path.records() if s != "left"]
-        params = [p for p, _ in pts]
-        recs = [r for _, r in pts]
-        recs[0] = recs_all[-1] if abs(params[0] - params_all[-1]) == 0 else recs[0]
+        recs[0] = recs_all[-1]
         cross = _first_crossing(params, recs, unl, ylab)
         if cross is not None:
             k, s = cross
@@ -335,13 +337,91 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every):
             rb = _lerp(recs[k], recs[k + 1], s)
             params_all.extend(params[1:k + 1] + [tb])
             recs_all.extend(recs[1:k + 1] + [rb])
-            events_all.extend(e for e in path.events if e.param < tb)
+            events_all.extend(e for e in evs if e.param < tb)
             return params_all, recs_all, events_all, tb, True, stats
         params_all.extend(params[1:])
         recs_all.extend(recs[1:])
-        events_all.extend(path.events)
+        events_all.extend(evs)
         t, theta = params[-1], recs[-1].theta
     return params_all, recs_all, events_all, t, False, stats
+
+
+_FAIL_AT = re.compile(r"at t=([-+0-9.eE]+)")
+
+
+def _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record, refactor_every, stats,
+                 stop=None):
+    """Trace the box QP on ``[t, t_end]``; restart past an unresolvable degenerate event.
+
+    When the engine's tie resolution gives up at some ``t_f`` (near-singular kernels at large
+    ``C``), the path is traced to ``t_f``, the QP is solved exactly (active set) at
+    ``t_f + delta`` (``delta = 1e-7 max(1, t_f)``) and tracing resumes there; the two exact
+    solutions are joined linearly (the gap to an exact solve at the midpoint is recorded in
+    ``max_restart_gap``).
+    """
+    params, recs, evs = [], [], []
+    for _ in range(100):
+        try:
+            path = _trace(prob, t, t_end, x0=theta,
+                          state0=_start_state(Q, q, theta, ub0 + t * ub1),
+                          param_name="C_unlabeled", record=record,
+                          refactor_every=refactor_every, stop=stop)
+        except HomotopyError as exc:
+            m = _FAIL_AT.search(str(exc))
+            t_f = float(m.group(1)) if m else np.nan
+            if not (t <= t_f <= t_end):
+                raise
+            stats["n_restarts"] += 1
+            if t_f > t:
+                p0 = _trace(prob, t, t_f, x0=theta,
+                            state0=_start_state(Q, q, theta, ub0 + t * ub1),
+                            param_name="C_unlabeled", record=record,
+                            refactor_every=refactor_every, stop=stop)
+                pts = [(float(a), r) for a, sd, r in p0.records() if sd != "left"]
+                if params:
+                    pts = pts[1:]
+                params += [a for a, _ in pts]
+                recs += [r for _, r in pts]
+                evs += list(p0.events)
+                theta = recs[-1].theta
+                if p0.breakpoints[-1] < t_f:  # stopped at the polytope boundary
+                    return params, recs, evs
+            t2 = min(t_end, t_f + 1e-7 * max(1.0, t_f))
+            th2 = _solve_box(Q, q, ub0 + t2 * ub1, theta)
+            thm = _solve_box(Q, q, ub0 + 0.5 * (t_f + t2) * ub1, theta)
+            stats["max_restart_gap"] = max(stats["max_restart_gap"],
+                                           float(np.max(np.abs(0.5 * (theta + th2) - thm))))
+            if not params:
+                params, recs = [t], [record(_X(theta), t)]
+            params.append(t2)
+            recs.append(record(_X(th2), t2))
+            evs.append(Event(t_f, "restart", (), {}))
+            t, theta = t2, th2
+            if t >= t_end:
+                return params, recs, evs
+            continue
+        stats["n_events"] += int(path.info.get("n_events", 0))
+        pts = [(float(a), r) for a, sd, r in path.records() if sd != "left"]
+        if params:
+            pts = pts[1:]
+        params += [a for a, _ in pts]
+        recs += [r for _, r in pts]
+        evs += list(path.events)
+        return params, recs, evs
+    raise HomotopyError(f"more than 100 restarts in the CP-step near C*={t}")
+
+
+class _X:
+    def __init__(self, x):
+        self.x = x
+
+
+def _solve_box(Q, q, ub, theta0):
+    res = solve_qp(Q, q, lb=np.zeros(q.size), ub=ub, warm_start=np.clip(theta0, 0.0, ub),
+                   tol=1e-12)
+    if res.status != "optimal":
+        raise HomotopyError(f"restart solve failed ({res.status})")
+    return res.x
 
 
 def _start_state(Q, q, theta, ub):
@@ -428,7 +508,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     params, recs, events = [0.0], [rec], [Event(0.0, "start", (), {})]
     t = 0.0
     n_jumps = 0
-    n_cp = {"n_events": 0, "n_chunks": 0}
+    n_cp = {"n_events": 0, "n_chunks": 0, "n_restarts": 0, "max_restart_gap": 0.0}
     theta = rec.theta
     min_interior = np.inf
     residual = _residual_fn(Kv, lab, b, C)
@@ -464,6 +544,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
                                                refactor_every)
         n_cp["n_events"] += st["n_events"]
         n_cp["n_chunks"] += st["n_chunks"]
+        n_cp["n_restarts"] += st["n_restarts"]
+        n_cp["max_restart_gap"] = max(n_cp["max_restart_gap"], st["max_restart_gap"])
         params.extend(ps[1:])
         recs.extend(rs[1:])
         events.extend(Event(e.param, e.kind, e.indices, dict(e.info)) for e in evs)
@@ -474,7 +556,9 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             break
     del theta
     info = {"intercept": b, "n_jumps": n_jumps, "n_qp": n_qp, "n_cp_events": n_cp["n_events"],
-            "n_cp_chunks": n_cp["n_chunks"], "min_interior_margin": min_interior,
+            "n_cp_chunks": n_cp["n_chunks"],
+        "n_restarts": n_cp["n_restarts"],
+        "max_restart_gap": n_cp["max_restart_gap"], "min_interior_margin": min_interior,
             "time": time.perf_counter() - t_start}
     return Path.piecewise_linear("C_unlabeled", params, recs, events, residual=residual,
                                  direction=1, info=info)
