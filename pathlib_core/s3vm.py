@@ -225,7 +225,11 @@ def conditional_solution(K, y, labels, *, C, C_unlabeled, warm_start=None, tol=1
     return _conditional(Kv, ylab, lab, b, C, Cu, theta0, tol)
 
 
+_LAST_ITERS: list = []  # active-set iterations of the QP solves of the last _conditional call
+
+
 def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10):
+    _LAST_ITERS.clear()
     n = ylab.shape[0]
     Q = K * np.outer(ylab, ylab)
     q = b * ylab - 1.0
@@ -249,6 +253,7 @@ def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10):
         x0 = np.concatenate([theta, gamma_a])
         res = solve_qp(P, qq, lb=lb_, ub=ub_, warm_start=x0, tol=tol)
         n_qp += 1
+        _LAST_ITERS.append(int(res.n_iter))
         if res.status != "optimal":
             raise HomotopyError(f"the conditional problem could not be solved ({res.status})")
         theta, gamma_a = res.x[:n], res.x[n:]
@@ -530,6 +535,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             marg = ylab[idx_u] * rec.decision[idx_u]
             events.append(Event(t, "jump", tuple(int(i) for i in S),
                                 {"J_before": J0, "J_after": J1,
+                                 "qp_iterations": sum(_LAST_ITERS),
                                  "min_margin_after": float(marg.min())}))
             S = idx_u[marg <= tol]
             jumped = True
