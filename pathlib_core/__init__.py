@@ -14,6 +14,7 @@ Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
 - :mod:`pathlib_core.results`   -- per-notebook results and scoreboard rows
 - :mod:`pathlib_core.svm`, :mod:`pathlib_core.lasso` -- the primer's two classic paths
 - :mod:`pathlib_core.s3vm`      -- the S3VM path by infinitesimal annealing (Ogawa et al. 2013)
+- :mod:`pathlib_core.s3vm_protocol` -- the S3VM paper's experimental protocol (Section 6)
 - :mod:`pathlib_core.baselines` -- the methods the papers compare against
 """
 
@@ -23,7 +24,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting",
-    "results", "svm", "lasso", "runner", "s3vm", "baselines",
+    "results", "svm", "lasso", "runner", "s3vm", "s3vm_protocol", "baselines",
 }
 
 __all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]

@@ -90,7 +90,7 @@ def supervised_svm(K, y, *, C) -> TSVMResult:
 
 
 def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
-                   max_switch_rounds: int = 1000) -> TSVMResult:
+                   max_switch_rounds: int = 1000, keep_steps: bool = False) -> TSVMResult:
     r"""S3VM-light-style annealing (Joachims 1999; schedule of Chapelle et al. 2008).
 
     Minimizes ``J(f, y_hat)`` of eq. (1) (bias fixed at ``b = 2 r - 1``) by annealing: the
@@ -113,6 +113,9 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
         Number of annealing steps (>= 1).
     max_switch_rounds : int
         Cap on switch/re-solve rounds per step.
+    keep_steps : bool
+        Keep the solution after every annealing step in ``info["steps"]`` as a list of
+        ``(C_unlabeled_k, coef, labels)`` (for model selection over the annealing steps).
     """
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
     C = positive_scalar(C, "C")
@@ -131,6 +134,7 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
     ylab[order[:n_pos]] = 1.0
     ylab[order[n_pos:]] = -1.0
     n_qp, n_switch = 1, 0
+    steps = []
     for k in range(int(n_steps)):
         cu = Cu * 2.0 ** (-(int(n_steps) - 1 - k))
         ub = np.where(lab, C, cu)
@@ -150,10 +154,14 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
             sw = np.concatenate([pos[:m][ok], neg[:m][ok]])
             ylab[sw] = -ylab[sw]
             n_switch += int(ok.sum())
+        if keep_steps:
+            steps.append((cu, ylab * theta, ylab.astype(int)))
     coef = ylab * theta
     J = _objective(Kv, ylab, lab, coef, b, C, Cu)
-    return TSVMResult(coef, b, ylab.astype(int), J,
-                      {"n_qp": n_qp, "n_iter": n_switch, "time": time.perf_counter() - t0})
+    info = {"n_qp": n_qp, "n_iter": n_switch, "time": time.perf_counter() - t0}
+    if keep_steps:
+        info["steps"] = steps
+    return TSVMResult(coef, b, ylab.astype(int), J, info)
 
 
 def cccp_tsvm(K, y, *, C, C_unlabeled, s: float = -0.3, max_iter: int = 50) -> TSVMResult:
