@@ -302,13 +302,15 @@ def _first_crossing(params, recs, unl, ylab):
     return None
 
 
-def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every):
+def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch):
     """Trace the box QP from ``t0`` until the polytope boundary or ``t_max``.
+
+    ``watch``: mask of the unlabeled points whose margin defines the boundary.
 
     Returns (params, records, events, t_end, hit_boundary, info) with ``params[0] == t0``.
     """
     n = ylab.shape[0]
-    unl = np.flatnonzero(~lab)
+    unl = np.flatnonzero(watch)
     Q = K * np.outer(ylab, ylab)
     q = b * ylab - 1.0
     ub0 = np.where(lab, C, 0.0)
@@ -322,11 +324,11 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every):
         return _record(K, ylab, p.x, np.zeros(n), b)
 
     recs_all[0] = record(_X(theta0), t0)
-    iu_mask = ~lab
+    iu_mask = watch
 
     def stop(p, tt):
         # margins y_i f(x_i) = (Q theta + q)_i + 1; stop once an unlabeled one is <= 0
-        return bool(np.min((Q[iu_mask] @ p.x + q[iu_mask]) + 1.0) <= 0.0)
+        return bool(np.min((Q[iu_mask] @ p.x + q[iu_mask]) + 1.0, initial=np.inf) <= 0.0)
     while t < t_max:
         t_end = t_max
         if t_max - t_end <= 1e-12 * t_max:
@@ -490,7 +492,11 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         and ``"jump"`` (one per DJ iteration, ``indices`` the flipped points, ``info`` with
         ``J_before``, ``J_after``, ``min_margin_after``). ``kkt_residuals()`` are the
         relative KKT residuals of the interior conditional problem. ``path.info`` has
-        ``intercept``, ``n_jumps``, ``n_qp``, ``time`` and ``min_interior_margin`` (the
+        ``intercept``, ``n_jumps``, ``n_qp``, ``time``, ``n_restarts`` and
+        ``max_restart_gap`` (see ``_trace_chunk``), ``stuck`` (unlabeled points whose flip
+        did not decrease ``J`` because their decision value cannot leave 0, e.g. a zero
+        feature vector with ``b = 0``; they are exempt from the boundary checks) and
+        ``min_interior_margin`` (the
         smallest ``y_hat_i f(x_i)``, i in U, over the breakpoints just after each DJ-step).
     """
     t_start = time.perf_counter()
@@ -516,11 +522,13 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     n_cp = {"n_events": 0, "n_chunks": 0, "n_restarts": 0, "max_restart_gap": 0.0}
     theta = rec.theta
     min_interior = np.inf
+    stuck = np.zeros(n, dtype=bool)
     residual = _residual_fn(Kv, lab, b, C)
     while True:
         # DJ-step (Algorithm 3): flip boundary labels until strictly interior
-        marg = ylab[idx_u] * rec.decision[idx_u]
-        S = idx_u[marg <= tol]
+        act = idx_u[~stuck[idx_u]]
+        marg = ylab[act] * rec.decision[act]
+        S = act[marg <= tol]
         jumped = False
         while S.size:
             n_jumps += 1
@@ -532,14 +540,23 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             rec, gamma, k = _conditional(Kv, ylab, lab, b, C, t, rec.theta)
             n_qp += k
             J1 = _objective(Kv, ylab, lab, rec.coef, b, C, t)
-            marg = ylab[idx_u] * rec.decision[idx_u]
+            marg_all = ylab * rec.decision
+            if J1 >= J0 - 1e-12 * max(1.0, abs(J0)):
+                # no strict decrease (Theorem 5 needs a point whose f can move): the points
+                # of S still on the boundary cannot leave it (e.g. a zero feature vector
+                # with b = 0); they are excluded from further boundary checks
+                stuck[S[marg_all[S] <= tol]] = True
+            act = idx_u[~stuck[idx_u]]
+            marg = marg_all[act]
             events.append(Event(t, "jump", tuple(int(i) for i in S),
                                 {"J_before": J0, "J_after": J1,
                                  "qp_iterations": sum(_LAST_ITERS),
-                                 "min_margin_after": float(marg.min())}))
-            S = idx_u[marg <= tol]
+                                 "min_margin_after": float(marg.min(initial=np.inf))}))
+            S = act[marg <= tol]
             jumped = True
-        min_interior = min(min_interior, float((ylab[idx_u] * rec.decision[idx_u]).min()))
+        act = idx_u[~stuck[idx_u]]
+        if act.size:
+            min_interior = min(min_interior, float((ylab[act] * rec.decision[act]).min()))
         if jumped:
             params.append(t)
             recs.append(rec)
@@ -547,7 +564,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             break
         # CP-step (Algorithm 2)
         ps, rs, evs, t_new, hit, st = _cp_step(Kv, ylab, lab, b, C, t, Cmax, rec.theta,
-                                               refactor_every)
+                                               refactor_every, ~lab & ~stuck)
         n_cp["n_events"] += st["n_events"]
         n_cp["n_chunks"] += st["n_chunks"]
         n_cp["n_restarts"] += st["n_restarts"]
@@ -561,11 +578,18 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         if not hit:
             break
     del theta
-    info = {"intercept": b, "n_jumps": n_jumps, "n_qp": n_qp, "n_cp_events": n_cp["n_events"],
-            "n_cp_chunks": n_cp["n_chunks"],
+    info = {
+        "intercept": b,
+        "stuck": [int(i) for i in np.flatnonzero(stuck)],
+        "n_jumps": n_jumps,
+        "n_qp": n_qp,
+        "n_cp_events": n_cp["n_events"],
+        "n_cp_chunks": n_cp["n_chunks"],
         "n_restarts": n_cp["n_restarts"],
-        "max_restart_gap": n_cp["max_restart_gap"], "min_interior_margin": min_interior,
-            "time": time.perf_counter() - t_start}
+        "max_restart_gap": n_cp["max_restart_gap"],
+        "min_interior_margin": min_interior,
+        "time": time.perf_counter() - t_start,
+    }
     return Path.piecewise_linear("C_unlabeled", params, recs, events, residual=residual,
                                  direction=1, info=info)
 

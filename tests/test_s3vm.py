@@ -207,10 +207,16 @@ def test_hypothesis_degenerate_data(case):
     unl = y == 0
     assert np.max(path.kkt_residuals()) < 1e-8
     for e in path.events_of("jump"):
-        assert e.info["J_after"] < e.info["J_before"]
+        assert e.info["J_after"] < e.info["J_before"] or set(e.indices) & set(path.info["stuck"])
     t = float(np.random.default_rng(seed).uniform(0, Cmax))
     rec = path.at(t)
-    assert np.min(rec.labels[unl] * rec.decision[unl]) > 0
+    stuck = np.zeros(len(y), dtype=bool)
+    stuck[path.info["stuck"]] = True
+    # a point is exempt only when its decision value is pinned at 0 (zero feature vector, b = 0)
+    assert np.all(np.diag(K)[stuck] <= 1e-12) and path.info["intercept"] == 0.0 or not stuck.any()
+    watch = unl & ~stuck
+    if watch.any():
+        assert np.min(rec.labels[watch] * rec.decision[watch]) > 0
     assert np.array_equal(rec.labels[~unl], y[~unl])
     J = s3vm_objective(K, y, rec.labels, rec.coef, rec.intercept, C=C, C_unlabeled=t)
     Jo, fo = oracle(K, y, rec.labels.astype(float), C, t)
@@ -293,3 +299,18 @@ def test_bad_input(kwargs, match):
     K, y = args.pop("K"), args.pop("y")
     with pytest.raises(ValueError, match=match):
         s3vm_path(K, y, **args)
+
+
+def test_pinned_point_does_not_cycle():
+    """A zero feature vector with b = 0 has f = 0 for every beta: flipping it cannot help."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(size=(12, 2)), np.zeros((1, 2))])
+    y = np.zeros(13)
+    y[:4] = [1.0, -1.0, 1.0, -1.0]  # balanced: b = 0
+    path = s3vm_path(X @ X.T, y, C=1.0, C_unlabeled_max=2.0)
+    assert path.info["intercept"] == 0.0
+    assert path.info["stuck"] == [12]
+    rec = path.at(2.0)
+    watch = (y == 0) & (np.arange(13) != 12)
+    assert np.min(rec.labels[watch] * rec.decision[watch]) > 0
+    assert np.max(path.kkt_residuals()) < 1e-9
