@@ -494,8 +494,9 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         relative KKT residuals of the interior conditional problem. ``path.info`` has
         ``intercept``, ``n_jumps``, ``n_qp``, ``time``, ``n_restarts`` and
         ``max_restart_gap`` (see ``_trace_chunk``), ``stuck`` (unlabeled points whose flip
-        did not decrease ``J`` because their decision value cannot leave 0, e.g. a zero
-        feature vector with ``b = 0``; they are exempt from the boundary checks) and
+        did not decrease ``J`` -- degenerate boundary points where the strict decrease of
+        Theorem 5 fails, e.g. a zero feature vector with ``b = 0``; they are exempt from the
+        boundary checks) and
         ``min_interior_margin`` (the
         smallest ``y_hat_i f(x_i)``, i in U, over the breakpoints just after each DJ-step).
     """
@@ -542,9 +543,10 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             J1 = _objective(Kv, ylab, lab, rec.coef, b, C, t)
             marg_all = ylab * rec.decision
             if J1 >= J0 - 1e-12 * max(1.0, abs(J0)):
-                # no strict decrease (Theorem 5 needs a point whose f can move): the points
-                # of S still on the boundary cannot leave it (e.g. a zero feature vector
-                # with b = 0); they are excluded from further boundary checks
+                # no strict decrease (degenerate: the polytope constraint is weakly active for
+                # both labels, or f(x_i) cannot move at all, e.g. a zero feature vector with
+                # b = 0): the points of S still on the boundary are excluded from further
+                # boundary checks, otherwise the DJ-step would cycle
                 stuck[S[marg_all[S] <= tol]] = True
             act = idx_u[~stuck[idx_u]]
             marg = marg_all[act]
