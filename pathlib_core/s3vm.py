@@ -286,12 +286,18 @@ def supervised_fixed_bias(K, ylab, lab, b, C):
 # ---------------------------------------------------------------------------------------------
 # CP-step: the box QP path in C* until the polytope boundary
 # ---------------------------------------------------------------------------------------------
-def _first_crossing(params, recs, unl, ylab):
-    """First parameter where some ``y_hat_i f(x_i)`` (i in U) reaches 0 on a linear path."""
+def _first_crossing(params, recs, unl, ylab, level=None):
+    """First parameter where some ``y_hat_i f(x_i)`` (i in U) reaches 0 on a linear path.
+
+    ``level`` (same length as ``unl``, default 0): a point counts as crossing on a segment
+    once its margin at the segment's end is ``<= level`` (a small negative level for exempt
+    points that start on the boundary); the returned position is where the margin is 0.
+    """
+    level = np.zeros(len(unl)) if level is None else level
     for k in range(len(params) - 1):
         m0 = ylab[unl] * recs[k].decision[unl]
         m1 = ylab[unl] * recs[k + 1].decision[unl]
-        hit = m1 <= 0.0
+        hit = m1 <= level
         if np.any(hit):
             # linear in t on the segment: m(t) = m0 + (m1 - m0) s, s in [0, 1]
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -302,15 +308,22 @@ def _first_crossing(params, recs, unl, ylab):
     return None
 
 
-def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch):
+def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exempt=None,
+             exempt_tol=0.0):
     """Trace the box QP from ``t0`` until the polytope boundary or ``t_max``.
 
-    ``watch``: mask of the unlabeled points whose margin defines the boundary.
+    ``watch``: mask of the unlabeled points whose margin defines the boundary (stop once a
+    margin is ``<= 0``). ``exempt``: mask of unlabeled points that start on the boundary after
+    a flip that did not decrease ``J``; they stop the step only once their margin falls below
+    ``-exempt_tol`` (they may stay at 0 or move inside, but never leave the polytope).
 
     Returns (params, records, events, t_end, hit_boundary, info) with ``params[0] == t0``.
     """
     n = ylab.shape[0]
+    exempt = np.zeros(n, dtype=bool) if exempt is None else exempt
+    watch = watch | exempt
     unl = np.flatnonzero(watch)
+    level = np.where(exempt[unl], -exempt_tol, 0.0)
     Q = K * np.outer(ylab, ylab)
     q = b * ylab - 1.0
     ub0 = np.where(lab, C, 0.0)
@@ -328,7 +341,7 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch):
 
     def stop(p, tt):
         # margins y_i f(x_i) = (Q theta + q)_i + 1; stop once an unlabeled one is <= 0
-        return bool(np.min((Q[iu_mask] @ p.x + q[iu_mask]) + 1.0, initial=np.inf) <= 0.0)
+        return bool(np.any((Q[iu_mask] @ p.x + q[iu_mask]) + 1.0 <= level))
     while t < t_max:
         t_end = t_max
         if t_max - t_end <= 1e-12 * t_max:
@@ -337,11 +350,13 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch):
                                          refactor_every, stats, stop)
         stats["n_chunks"] += 1
         recs[0] = recs_all[-1]
-        cross = _first_crossing(params, recs, unl, ylab)
+        cross = _first_crossing(params, recs, unl, ylab, level)
         if cross is not None:
             k, s = cross
             tb = params[k] + s * (params[k + 1] - params[k])
             rb = _lerp(recs[k], recs[k + 1], s)
+            m1 = ylab[unl] * recs[k + 1].decision[unl]
+            stats["exempt_hit"] = unl[(m1 <= level) & exempt[unl]]
             params_all.extend(params[1:k + 1] + [tb])
             recs_all.extend(recs[1:k + 1] + [rb])
             events_all.extend(e for e in evs if e.param < tb)
@@ -523,7 +538,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     n_cp = {"n_events": 0, "n_chunks": 0, "n_restarts": 0, "max_restart_gap": 0.0}
     theta = rec.theta
     min_interior = np.inf
-    stuck = np.zeros(n, dtype=bool)
+    stuck = np.zeros(n, dtype=bool)  # exempt now
+    ever_stuck = np.zeros(n, dtype=bool)
     residual = _residual_fn(Kv, lab, b, C)
     while True:
         # DJ-step (Algorithm 3): flip boundary labels until strictly interior
@@ -548,6 +564,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
                 # b = 0): the points of S still on the boundary are excluded from further
                 # boundary checks, otherwise the DJ-step would cycle
                 stuck[S[marg_all[S] <= tol]] = True
+                ever_stuck |= stuck
             act = idx_u[~stuck[idx_u]]
             marg = marg_all[act]
             events.append(Event(t, "jump", tuple(int(i) for i in S),
@@ -566,7 +583,11 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             break
         # CP-step (Algorithm 2)
         ps, rs, evs, t_new, hit, st = _cp_step(Kv, ylab, lab, b, C, t, Cmax, rec.theta,
-                                               refactor_every, ~lab & ~stuck)
+                                               refactor_every, ~lab & ~stuck,
+                                               exempt=~lab & stuck, exempt_tol=tol)
+        # an exempt point that would leave its polytope is back on the boundary at t_new:
+        # it is checked (and flipped) again by the next DJ-step
+        stuck[st.get("exempt_hit", [])] = False
         n_cp["n_events"] += st["n_events"]
         n_cp["n_chunks"] += st["n_chunks"]
         n_cp["n_restarts"] += st["n_restarts"]
@@ -582,7 +603,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     del theta
     info = {
         "intercept": b,
-        "stuck": [int(i) for i in np.flatnonzero(stuck)],
+        "stuck": [int(i) for i in np.flatnonzero(ever_stuck)],
         "n_jumps": n_jumps,
         "n_qp": n_qp,
         "n_cp_events": n_cp["n_events"],

@@ -218,6 +218,8 @@ def test_hypothesis_degenerate_data(case):
     for i in path.info["stuck"]:
         assert any(i in e.indices and e.info["J_after"] >= e.info["J_before"]
                    - 1e-12 * max(1.0, abs(e.info["J_before"])) for e in path.events_of("jump"))
+    # every unlabeled point, exempt or not, stays in its polytope (conditional optimality)
+    assert np.min(rec.labels[unl] * rec.decision[unl]) >= -1e-9
     watch = unl & ~stuck
     if watch.any():
         assert np.min(rec.labels[watch] * rec.decision[watch]) > 0
@@ -318,3 +320,34 @@ def test_pinned_point_does_not_cycle():
     watch = (y == 0) & (np.arange(13) != 12)
     assert np.min(rec.labels[watch] * rec.decision[watch]) > 0
     assert np.max(path.kkt_residuals()) < 1e-9
+
+
+def test_exempt_point_never_leaves_its_polytope():
+    """Regression (found by hypothesis): a point with f = 0 at C* = 0 whose flip does not
+    decrease J is exempt from the strict-interior check, but must not cross to the wrong side
+    of its polytope later (the path's solution would then not be the conditional optimum of
+    its labels); it is flipped back and moves inside."""
+    K = np.array([
+        [1.0, 0.28, 0.5, -1.34, -1.2, 0.56, -2.04, 0.72, -0.88, 0.12],
+        [0.28, 0.37, -0.4, -0.44, 0.15, 0.47, -1.23, 0.18, 0.38, 0.12],
+        [0.5, -0.4, 1.25, -0.55, -1.5, -0.3, 0.2, 0.4, -1.6, -0.1],
+        [-1.34, -0.44, -0.55, 1.81, 1.5, -0.82, 2.88, -0.96, 1.04, -0.18],
+        [-1.2, 0.15, -1.5, 1.5, 2.25, -0.15, 1.35, -0.9, 2.1, 0.0],
+        [0.56, 0.47, -0.3, -0.82, -0.15, 0.65, -1.85, 0.38, 0.18, 0.16],
+        [-2.04, -1.23, 0.2, 2.88, 1.35, -1.85, 5.65, -1.42, 0.38, -0.44],
+        [0.72, 0.18, 0.4, -0.96, -0.9, 0.38, -1.42, 0.52, -0.68, 0.08],
+        [-0.88, 0.38, -1.6, 1.04, 2.1, 0.18, 0.38, -0.68, 2.12, 0.08],
+        [0.12, 0.12, -0.1, -0.18, 0.0, 0.16, -0.44, 0.08, 0.08, 0.04]])
+    y = np.r_[1.0, -1.0, np.zeros(8)]
+    path = s3vm_path(K, y, C=0.5, C_unlabeled_max=0.25)
+    assert path.info["stuck"] == [9]
+    unl = y == 0
+    for t in list(path.breakpoints) + [0.1706, 0.2]:
+        for side in ("left", "right"):
+            rec = path.at(t, side=side)
+            assert np.min(rec.labels[unl] * rec.decision[unl]) >= -1e-9, (t, side)
+    rec = path.at(0.1706)
+    J = s3vm_objective(K, y, rec.labels, rec.coef, rec.intercept, C=0.5, C_unlabeled=0.1706)
+    Jo, fo = oracle(K, y, rec.labels.astype(float), 0.5, 0.1706)
+    assert abs(J - Jo) <= 1e-7 * max(1.0, abs(Jo))
+    assert rec.labels[9] * rec.decision[9] > 0
