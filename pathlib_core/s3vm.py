@@ -365,6 +365,13 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exemp
         recs_all.extend(recs[1:])
         events_all.extend(evs)
         t, theta = params[-1], recs[-1].theta
+        if t < t_end:
+            # the stop rule fired at a breakpoint although the recorded margins (computed as
+            # K beta + b, rounded differently) show no crossing: that breakpoint is on the
+            # boundary; report it so that the DJ-step acts (re-tracing would not move)
+            m_end = (Q[iu_mask] @ theta + q[iu_mask]) + 1.0
+            stats["exempt_hit"] = unl[(m_end <= level) & exempt[unl]]
+            return params_all, recs_all, events_all, t, True, stats
     return params_all, recs_all, events_all, t, False, stats
 
 

@@ -351,3 +351,25 @@ def test_exempt_point_never_leaves_its_polytope():
     Jo, fo = oracle(K, y, rec.labels.astype(float), 0.5, 0.1706)
     assert abs(J - Jo) <= 1e-7 * max(1.0, abs(Jo))
     assert rec.labels[9] * rec.decision[9] > 0
+
+
+def test_stop_without_recorded_crossing_does_not_hang():
+    """Regression (found by hypothesis): the CP-step's stop rule fired at a breakpoint whose
+    recorded margin was a rounding error above 0, and re-tracing from there never moved (an
+    endless loop). Linear kernel on 19 rounded 2-D points, 4 of them duplicated."""
+    rng = np.random.default_rng(19)
+    X = np.round(rng.normal(size=(19, 2)), 1)
+    X = np.vstack([X, X[:4]])
+    y = np.zeros(23)
+    y[:2] = [1.0, -1.0]
+    K = X @ X.T
+    path = s3vm_path(K, y, C=10.0, C_unlabeled_max=50.0)
+    assert path.breakpoints[-1] == 50.0
+    assert np.max(path.kkt_residuals()) < 1e-8
+    unl = y == 0
+    for t in (1.0, 10.0, 49.0):
+        rec = path.at(t)
+        assert np.min(rec.labels[unl] * rec.decision[unl]) >= -1e-9
+        J = s3vm_objective(K, y, rec.labels, rec.coef, rec.intercept, C=10.0, C_unlabeled=t)
+        Jo, _ = oracle(K, y, rec.labels.astype(float), 10.0, t)
+        assert abs(J - Jo) <= 1e-7 * max(1.0, abs(Jo))
