@@ -17,6 +17,9 @@ Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
   training (Algorithm 1) and gradient model selection (Algorithm 2)
 - :mod:`pathlib_core.spl`       -- self-paced learning: SP-regularizers, ACS, the GAGA age-path
 - :mod:`pathlib_core.mcm`       -- Minimal Complexity Machine LP and conformal kernel optimization
+- :mod:`pathlib_core.s3vm`      -- the S3VM path by infinitesimal annealing (Ogawa et al. 2013)
+- :mod:`pathlib_core.s3vm_protocol` -- the S3VM paper's experimental protocol (Section 6)
+- :mod:`pathlib_core.baselines` -- the methods the papers compare against
 """
 
 from importlib import import_module
@@ -25,7 +28,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting", "results",
-    "svm", "lasso", "runner", "pdgdp", "spl", "mcm",
+    "svm", "lasso", "runner", "pdgdp", "spl", "mcm", "s3vm", "s3vm_protocol", "baselines",
 }
 
 __all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]

@@ -1132,13 +1132,17 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
 def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None,
            param_name="t", until_last_event=False, refactor_every=50, drift_tol=1e-9,
            tie_tol=1e-10, zero_tol=1e-11, max_tie=12, max_events=None,
-           max_zero_steps=50, residual=None, record=None) -> Path:
-    """Trace the path (trusted inputs). Returns a :class:`Path` of ``record(point, t)``."""
+           max_zero_steps=50, residual=None, record=None, stop=None) -> Path:
+    """Trace the path (trusted inputs). Returns a :class:`Path` of ``record(point, t)``.
+
+    ``stop(point, t) -> bool``, if given, is called at every new breakpoint; tracing ends
+    there (the path's last breakpoint) when it returns True.
+    """
     t0 = time.perf_counter()
     params, points, events, eng, n_events = _trace_raw(
         prob, t_start, t_end, x0=x0, state0=state0, until_last_event=until_last_event,
         refactor_every=refactor_every, drift_tol=drift_tol, tie_tol=tie_tol, zero_tol=zero_tol,
-        max_tie=max_tie, max_events=max_events, max_zero_steps=max_zero_steps)
+        max_tie=max_tie, max_events=max_events, max_zero_steps=max_zero_steps, stop=stop)
     info = _engine_info(eng, n_events, len(params), t0)
     return _assemble(prob, param_name, params, points, events, eng.dir, info, residual, record)
 
@@ -1180,13 +1184,14 @@ def _assemble(prob: _Problem, param_name, params, points, events, direction, inf
 def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None,
                until_last_event=False, refactor_every=50, drift_tol=1e-9, tie_tol=1e-10,
                zero_tol=1e-11, max_tie=12, max_events=None, max_zero_steps=50,
-               stop_after=None):
+               stop_after=None, stop=None):
     """Trace from ``t_start`` toward ``t_end``; breakpoints in tracing order.
 
     Returns ``(params, points, events, engine, n_events)``. ``stop_after``: stop once that
     many breakpoints beyond the start are recorded (``0``: only the exact start; ``1``: up to
     the next event of positive length, zero-length events included). Fast clients (the lean
-    SVM loop) use it to hand one degenerate event to the engine and then resume.
+    SVM loop) use it to hand one degenerate event to the engine and then resume. ``stop``:
+    see :func:`_trace`.
     """
     direction = 1 if t_end >= t_start else -1
     eng = _Engine(prob, direction=direction, refactor_every=refactor_every, drift_tol=drift_tol,
@@ -1263,6 +1268,8 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
         events.extend(_events_for(t_new, old_state, new.state, changes))
         t_last_event = t_new
         seg = new
+        if stop is not None and stop(points[-1], t_new):
+            break
     return params, points, events, eng, n_events
 
 
