@@ -13,6 +13,7 @@ Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
 - :mod:`pathlib_core.plotting`  -- deterministic figures
 - :mod:`pathlib_core.results`   -- per-notebook results and scoreboard rows
 - :mod:`pathlib_core.svm`, :mod:`pathlib_core.lasso` -- the primer's two classic paths
+- :mod:`pathlib_core.selective` -- selective ridge regularization in the dual (n >> N)
 """
 
 from importlib import import_module
@@ -21,7 +22,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting",
-    "results", "svm", "lasso", "runner",
+    "results", "svm", "lasso", "runner", "selective",
 }
 
 __all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]
