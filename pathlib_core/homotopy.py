@@ -1130,6 +1130,59 @@ def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None
            max_zero_steps=50, residual=None, record=None) -> Path:
     """Trace the path (trusted inputs). Returns a :class:`Path` of ``record(point, t)``."""
     t0 = time.perf_counter()
+    params, points, events, eng, n_events = _trace_raw(
+        prob, t_start, t_end, x0=x0, state0=state0, until_last_event=until_last_event,
+        refactor_every=refactor_every, drift_tol=drift_tol, tie_tol=tie_tol, zero_tol=zero_tol,
+        max_tie=max_tie, max_events=max_events, max_zero_steps=max_zero_steps)
+    info = _engine_info(eng, n_events, len(params), t0)
+    return _assemble(prob, param_name, params, points, events, eng.dir, info, residual, record)
+
+
+def _engine_info(eng: _Engine, n_events: int, n_breakpoints: int, t0: float) -> dict:
+    return {
+        "n_events": n_events,
+        "n_breakpoints": n_breakpoints,
+        "n_refactorizations": eng.n_refactor,
+        "n_updates": eng.n_updates,
+        "max_drift": eng.max_drift,
+        "n_tie_events": eng.n_tie_events,
+        "max_ambiguous": eng.max_ambiguous,
+        "n_candidates": eng.n_candidates,
+        "time": time.perf_counter() - t0,
+    }
+
+
+def _assemble(prob: _Problem, param_name, params, points, events, direction, info, residual,
+              record) -> Path:
+    """Build the :class:`Path` from breakpoints listed in the order they were traced."""
+    if len(params) > 1 and direction < 0:
+        params = params[::-1]
+        points = points[::-1]
+        # each record carries the index sets of the segment above it (what a LinearSegment
+        # keeps for the non-float fields inside the segment); the top one keeps its own
+        points = [dataclasses.replace(points[k], state=points[k + 1].state)
+                  for k in range(len(points) - 1)] + [points[-1]]
+    if record is None:
+        recs = points
+        res = (lambda t, r: _point_residual(prob, t, r)) if residual is None else residual
+    else:
+        recs = [record(p, t) for p, t in zip(points, params, strict=True)]
+        res = residual
+    return Path.piecewise_linear(param_name, params, recs, events, residual=res,
+                                 direction=direction, info=info)
+
+
+def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None,
+               until_last_event=False, refactor_every=50, drift_tol=1e-9, tie_tol=1e-10,
+               zero_tol=1e-11, max_tie=12, max_events=None, max_zero_steps=50,
+               stop_after=None):
+    """Trace from ``t_start`` toward ``t_end``; breakpoints in tracing order.
+
+    Returns ``(params, points, events, engine, n_events)``. ``stop_after``: stop once that
+    many breakpoints beyond the start are recorded (``0``: only the exact start; ``1``: up to
+    the next event of positive length, zero-length events included). Fast clients (the lean
+    SVM loop) use it to hand one degenerate event to the engine and then resume.
+    """
     direction = 1 if t_end >= t_start else -1
     eng = _Engine(prob, direction=direction, refactor_every=refactor_every, drift_tol=drift_tol,
                   tie_tol=tie_tol, zero_tol=zero_tol, max_tie=max_tie,
@@ -1155,6 +1208,8 @@ def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None
     t_last_event = None
     # a start whose slopes point out of feasibility shows up as an event at tau = 0
     while True:
+        if stop_after is not None and len(params) > stop_after:
+            break
         span = abs(t_end - seg.t)
         if span <= 0:
             break
@@ -1197,36 +1252,13 @@ def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None
             params.append(t_new)
             points.append(_point(prob, new, z, t_new))
         else:
-            points[-1] = _point(prob, new, z, t_new)
+            # a zero-length event: the new sets start at the recorded breakpoint (the new
+            # segment's refined start may differ from it by rounding; evaluate it there)
+            points[-1] = _point(prob, new, z, params[-1])
         events.extend(_events_for(t_new, old_state, new.state, changes))
         t_last_event = t_new
         seg = new
-    if len(params) > 1 and direction < 0:
-        params = params[::-1]
-        points = points[::-1]
-        # each record carries the index sets of the segment above it (what a LinearSegment
-        # keeps for the non-float fields inside the segment); the top one keeps its own
-        points = [dataclasses.replace(points[k], state=points[k + 1].state)
-                  for k in range(len(points) - 1)] + [points[-1]]
-    info = {
-        "n_events": n_events,
-        "n_breakpoints": len(params),
-        "n_refactorizations": eng.n_refactor,
-        "n_updates": eng.n_updates,
-        "max_drift": eng.max_drift,
-        "n_tie_events": eng.n_tie_events,
-        "max_ambiguous": eng.max_ambiguous,
-        "n_candidates": eng.n_candidates,
-        "time": time.perf_counter() - t0,
-    }
-    if record is None:
-        recs = points
-        res = (lambda t, r: _point_residual(prob, t, r)) if residual is None else residual
-    else:
-        recs = [record(p, t) for p, t in zip(points, params, strict=True)]
-        res = residual
-    return Path.piecewise_linear(param_name, params, recs, events, residual=res,
-                                 direction=direction, info=info)
+    return params, points, events, eng, n_events
 
 
 def _advance(seg: _Segment, tau: float, d: int) -> _Segment:

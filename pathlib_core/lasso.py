@@ -340,9 +340,11 @@ def _transition(eng: _Lars, A, Ginv, signs, GA, enter, leave, c, w, alpha, amax)
     new ordered active set, ``G_AA^{-1}``, signs, Gram columns ``G[:, A]``, ``d`` and
     ``a = G[:, A] d``.
     """
-    p = c.shape[0]
     ctol = 1e-9 * amax
     wtol = 1e-12 * max(float(np.max(np.abs(w))), 1e-300)
+    fast = _single_change(eng, A, Ginv, signs, GA, enter, leave, c, w, alpha, ctol, wtol)
+    if fast is not None:
+        return fast
     seen = set()
     leave_set = set(leave)
     queue = [[j for j in A if j not in leave_set] + [j for j in enter if j not in set(A)]]
@@ -367,17 +369,7 @@ def _transition(eng: _Lars, A, Ginv, signs, GA, enter, leave, c, w, alpha, amax)
         for j in order:
             if j not in pos_of:
                 s_new[j] = np.sign(c[j]) if c[j] != 0 else 1.0
-        sA = s_new[order]
-        d = Gi @ sA if order else np.zeros(0)
-        a = GAn @ d
-        dsc = max(float(np.max(np.abs(d))), 1e-300) if order else 1.0
-        wo = w[order]
-        viol_drop = [order[k] for k in np.flatnonzero((np.abs(wo) <= wtol) &
-                                                      (sA * d < -1e-9 * dsc))]
-        ina = np.ones(p, dtype=bool)
-        ina[order] = False
-        tied = ina & (np.abs(np.abs(c) - alpha) <= ctol)
-        viol_add = np.flatnonzero(tied & (np.sign(c) * a < 1.0 - 1e-9)).tolist()
+        d, a, viol_drop, viol_add = _violations(order, Gi, GAn, s_new, c, w, alpha, ctol, wtol)
         if not viol_add and not viol_drop:
             eng.n_updates += 1
             eng.since += 1
@@ -390,6 +382,63 @@ def _transition(eng: _Lars, A, Ginv, signs, GA, enter, leave, c, w, alpha, amax)
             queue.append([k for k in cand if k not in viol_drop] + viol_add)
     raise HomotopyError(f"no consistent active set found at alpha={alpha!r} (entering "
                         f"{enter[:10]}, leaving {leave[:10]})")
+
+
+def _violations(order, Gi, GAn, s_new, c, w, alpha, ctol, wtol):
+    """Direction of a candidate active set and the first-order conditions it violates.
+
+    ``viol_drop``: (near-)zero active coefficients that would move against their sign;
+    ``viol_add``: inactive features tied at ``|c_j| = alpha`` whose correlation would outgrow
+    ``alpha`` (``s_j a_j < 1``).
+    """
+    p = c.shape[0]
+    sA = s_new[order]
+    d = Gi @ sA if order else np.zeros(0)
+    a = GAn @ d
+    dsc = max(float(np.max(np.abs(d))), 1e-300) if order else 1.0
+    wo = w[order]
+    viol_drop = [order[k] for k in np.flatnonzero((np.abs(wo) <= wtol) &
+                                                  (sA * d < -1e-9 * dsc))]
+    ina = np.ones(p, dtype=bool)
+    ina[order] = False
+    tied = ina & (np.abs(np.abs(c) - alpha) <= ctol)
+    viol_add = np.flatnonzero(tied & (np.sign(c) * a < 1.0 - 1e-9)).tolist()
+    return d, a, viol_drop, viol_add
+
+
+def _single_change(eng: _Lars, A, Ginv, signs, GA, enter, leave, c, w, alpha, ctol, wtol):
+    """The common event -- one feature enters or one leaves -- without the candidate search.
+
+    Returns the result of :func:`_transition` when the natural transition is consistent,
+    ``None`` otherwise (the caller then runs the general search).
+    """
+    k = len(A)
+    if len(enter) == 1 and not leave:
+        j = enter[0]
+        Gi = eng.add(Ginv, A, j)
+        if Gi is None or k + 1 > eng.buf.shape[1]:
+            return None
+        order = A + [j]
+        eng.buf[:, k] = eng.gcol(j)
+        s_new = signs.copy()
+        s_new[j] = np.sign(c[j]) if c[j] != 0 else 1.0
+    elif len(leave) == 1 and not enter:
+        pos = A.index(leave[0])
+        Gi = eng.remove(Ginv, pos)
+        order = A[:pos] + A[pos + 1:]
+        eng.buf[:, pos:k - 1] = eng.buf[:, pos + 1:k].copy()
+        s_new = signs
+    else:
+        return None
+    GAn = eng.buf[:, :len(order)]
+    d, a, viol_drop, viol_add = _violations(order, Gi, GAn, s_new, c, w, alpha, ctol, wtol)
+    if viol_drop or viol_add:
+        if leave:  # the general search expects G[:, A] in the first k buffer columns
+            eng.buf[:, :k] = np.stack([eng.gcol(i) for i in A], axis=1)
+        return None
+    eng.n_updates += 1
+    eng.since += 1
+    return order, Gi, s_new, GAn, d, a
 
 
 def _update(eng: _Lars, A, pos_of, Ginv, GA, cand):

@@ -1,0 +1,342 @@
+"""Compiled inner loop of the lean SVM path (numba; see :mod:`pathlib_core._svm_fast`).
+
+One call processes plain single-index events downward in ``C`` until the path ends, a
+re-factorization is due, or an event needs the generic engine; the caller (Python) keeps the
+records and handles everything else. The arithmetic is that of the module docstring of
+:mod:`pathlib_core._svm_fast`:
+
+* segment: ``[alpha_E; b/s] = Minv @ (r0 + C r1)`` with ``r0 = [1; 0]`` and
+  ``r1 = [-(Q_{EL} 1); -s y_L' 1]`` (``s`` the engine's scaling of the row ``y'``);
+* gradient ``g = Q alpha - 1 + b y`` affine in ``C``, ``O(n |E|)`` from the rows of ``Q_E``
+  and the running sum ``s_L = Q_{:L} 1``;
+* slacks per unit decrease of ``C``: ``alpha_i`` and ``C - alpha_i`` on the elbow, ``-g_i``
+  on the left set (``alpha = C``), ``g_i`` on the right set (``alpha = 0``);
+* bordering / downdating of ``Minv`` when an index enters / leaves the elbow.
+
+Status codes returned: ``0`` the end was reached, ``1`` a re-factorization is due (the caller
+rebuilds ``Minv`` and ``s_L`` exactly and calls again), ``2`` the next event needs the generic
+engine (tie, zero-length step, singular update, wrong-way index, drift, infeasibility, empty
+elbow). Runs as plain Python when numba is unavailable or ``NUMBA_DISABLE_JIT=1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # pragma: no cover - exercised through the import
+    from numba import njit
+except ImportError:  # pragma: no cover
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+FREE, LOWER, UPPER = 0, 1, 2
+END, REFACTOR, FALLBACK = 0, 1, 2
+
+
+@njit(cache=True)
+def _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1):
+    """Segment through the current factorization; returns (b0, b1) (A0/A1/g0/g1 written)."""
+    n = y.shape[0]
+    sol0 = np.zeros(k)
+    sol1 = np.zeros(k)
+    for r in range(k):
+        acc0 = 0.0
+        acc1 = 0.0
+        for c in range(k):
+            key = keys[c]
+            m = Minv[r, c]
+            if key >= 0:
+                acc0 += m
+                acc1 -= m * sL[key]
+            else:
+                acc1 -= m * s * yL
+        sol0[r] = acc0
+        sol1[r] = acc1
+    b0 = 0.0
+    b1 = 0.0
+    for r in range(k):
+        if keys[r] < 0:
+            b0 = sol0[r] * s
+            b1 = sol1[r] * s
+    for i in range(n):
+        g0[i] = -1.0 + b0 * y[i]
+        g1[i] = sL[i] + b1 * y[i]
+    for r in range(k):
+        j = keys[r]
+        if j >= 0:
+            A0[j] = sol0[r]
+            A1[j] = sol1[r]
+            a0 = sol0[r]
+            a1 = sol1[r]
+            for i in range(n):
+                q = Q[j, i]
+                g0[i] += a0 * q
+                g1[i] += a1 * q
+    return b0, b1
+
+
+@njit(cache=True)
+def _drift(st, C, g0, g1):
+    n = st.shape[0]
+    gs = 1.0
+    ge = 0.0
+    for i in range(n):
+        g = abs(g0[i] + C * g1[i])
+        if g > gs:
+            gs = g
+        if st[i] == FREE and g > ge:
+            ge = g
+    return ge / gs
+
+
+@njit(cache=True)
+def _border_add(Q, y, s, keys, k, Minv, j, sing_tol, p_scale):
+    """Append key j to the factorization; False if the Schur complement is ~0."""
+    c = np.empty(k)
+    for r in range(k):
+        key = keys[r]
+        c[r] = Q[key, j] if key >= 0 else s * y[j]
+    u = np.zeros(k)
+    for r in range(k):
+        acc = 0.0
+        for q in range(k):
+            acc += Minv[r, q] * c[q]
+        u[r] = acc
+    cu = 0.0
+    for r in range(k):
+        cu += c[r] * u[r]
+    d = Q[j, j]
+    sch = d - cu
+    ref = max(abs(d), abs(cu), p_scale)
+    if not np.isfinite(sch) or abs(sch) <= sing_tol * ref:
+        return False
+    for r in range(k):
+        for q in range(k):
+            Minv[r, q] += u[r] * u[q] / sch
+        Minv[r, k] = -u[r] / sch
+        Minv[k, r] = -u[r] / sch
+    Minv[k, k] = 1.0 / sch
+    keys[k] = j
+    return True
+
+
+@njit(cache=True)
+def _border_remove(keys, k, Minv, j, sing_tol):
+    """Remove key j from the factorization (the last key moves into its place)."""
+    pos = -1
+    for r in range(k):
+        if keys[r] == j:
+            pos = r
+    if pos < 0:
+        return False
+    e = Minv[pos, pos]
+    ref = 1e-300
+    for r in range(k):
+        for q in range(k):
+            if abs(Minv[r, q]) > ref:
+                ref = abs(Minv[r, q])
+    if not np.isfinite(e) or abs(e) <= sing_tol * ref:
+        return False
+    col = Minv[:k, pos].copy()
+    for r in range(k):
+        for q in range(k):
+            Minv[r, q] -= col[r] * col[q] / e
+    last = k - 1
+    if pos != last:  # move the last row/column into the removed slot
+        for r in range(k):
+            Minv[pos, r] = Minv[last, r]
+        for r in range(k):
+            Minv[r, pos] = Minv[r, last]
+        Minv[pos, pos] = Minv[last, last]
+        keys[pos] = keys[last]
+    return True
+
+
+@njit(cache=True)
+def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, tie_tol,
+        zero_tol, drift_tol, sing_tol, p_scale, out_C, out_i, out_new, out_x, out_b):
+    """Process events from the exact breakpoint ``C``; see the module docstring.
+
+    Returns ``(status, n_recorded, k, yL, max_drift)``; recorded breakpoints are written to
+    ``out_*`` (``out_i = -1`` marks the end point at ``C_end``). ``st``, ``keys``, ``Minv`` and
+    ``sL`` are updated in place up to the last recorded breakpoint (after a ``FALLBACK`` the
+    caller restarts from its own records).
+    """
+    n = y.shape[0]
+    A0 = np.zeros(n)
+    A1 = np.zeros(n)
+    g0 = np.empty(n)
+    g1 = np.empty(n)
+    max_drift = 0.0
+    n_rec = 0
+    n_upd = 0
+    cap = out_C.shape[0]
+    nfree = 0
+    for i in range(n):
+        if st[i] == FREE:
+            nfree += 1
+    if nfree == 0:
+        return FALLBACK, 0, k, yL, max_drift
+    b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
+    d = _drift(st, C, g0, g1)
+    if d > drift_tol:
+        return REFACTOR if n_upd > 0 else FALLBACK, 0, k, yL, max_drift
+    max_drift = max(max_drift, d)
+    while True:
+        # ---- next event below C ----
+        gs = 1.0
+        dgs = 1e-300
+        dxs = 1.0
+        for i in range(n):
+            g = abs(g0[i] + C * g1[i])
+            if g > gs:
+                gs = g
+            if abs(g1[i]) > dgs:
+                dgs = abs(g1[i])
+            if st[i] == FREE and abs(A1[i]) > dxs:
+                dxs = abs(A1[i])
+        rtol_d = max(1e-9 * dgs, zero_tol * gs / C)
+        rtol_p = max(1e-9 * dxs, zero_tol)
+        t1 = np.inf
+        t2 = np.inf
+        ib = -1
+        nb = 0
+        bad = False
+        for i in range(n):
+            si = st[i]
+            if si == FREE:
+                a = A0[i] + C * A1[i]
+                if a < -1e3 * zero_tol * C or a > C * (1.0 + 1e3 * zero_tol):
+                    bad = True
+                a1 = A1[i]
+                if a1 > rtol_p:
+                    t = max(a, 0.0) / a1
+                    if t < t1:
+                        t2 = t1
+                        t1, ib, nb = t, i, LOWER
+                    elif t < t2:
+                        t2 = t
+                if 1.0 - a1 > rtol_p:
+                    t = max(C - a, 0.0) / (1.0 - a1)
+                    if t < t1:
+                        t2 = t1
+                        t1, ib, nb = t, i, UPPER
+                    elif t < t2:
+                        t2 = t
+            else:
+                g = g0[i] + C * g1[i]
+                sg = 1.0 if si == LOWER else -1.0
+                v = sg * g
+                if v < -1e3 * zero_tol * gs:
+                    bad = True
+                rb = sg * g1[i]
+                if rb > rtol_d:
+                    t = max(v, 0.0) / rb
+                    if t < t1:
+                        t2 = t1
+                        t1, ib, nb = t, i, FREE
+                    elif t < t2:
+                        t2 = t
+        if bad:
+            return FALLBACK, n_rec, k, yL, max_drift
+        span = C - C_end
+        ttol = tie_tol * C
+        if ib < 0 or t1 >= span - ttol:
+            if not until_last:
+                out_C[n_rec] = C_end
+                out_i[n_rec] = -1
+                out_new[n_rec] = -1
+                for i in range(n):
+                    out_x[n_rec, i] = C_end if st[i] == UPPER else 0.0
+                    if st[i] == FREE:
+                        out_x[n_rec, i] = A0[i] + C_end * A1[i]
+                out_b[n_rec] = b0 + C_end * b1
+                n_rec += 1
+            return END, n_rec, k, yL, max_drift
+        if t1 <= ttol:
+            return FALLBACK, n_rec, k, yL, max_drift
+        if t2 - t1 <= tie_tol * max(C, t1):
+            return FALLBACK, n_rec, k, yL, max_drift
+        if n_upd >= max_updates or n_rec + 2 > cap:
+            return REFACTOR, n_rec, k, yL, max_drift
+        C_ev = C - t1
+        i = ib
+        old = st[i]
+        # ---- update the factorization and the running sums ----
+        if nb == FREE:
+            ok = _border_add(Q, y, s, keys, k, Minv, i, sing_tol, p_scale)
+            if not ok:
+                return FALLBACK, n_rec, k, yL, max_drift
+            k += 1
+        else:
+            ok = _border_remove(keys, k, Minv, i, sing_tol)
+            if not ok:
+                return FALLBACK, n_rec, k, yL, max_drift
+            k -= 1
+        n_upd += 1
+        if nb == UPPER:
+            for q in range(n):
+                sL[q] += Q[i, q]
+            yL += y[i]
+        if old == UPPER:
+            for q in range(n):
+                sL[q] -= Q[i, q]
+            yL -= y[i]
+        st[i] = nb
+        if nb != FREE:
+            nfree -= 1
+        else:
+            nfree += 1
+        if nfree == 0:
+            # empty elbow below this event: the intercept is undetermined (engine)
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        A0[i] = 0.0
+        A1[i] = 0.0
+        b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
+        d = _drift(st, C_ev, g0, g1)
+        if d > drift_tol:
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        max_drift = max(max_drift, d)
+        # ---- the changed index must move into its new set as C decreases ----
+        if nb == FREE:
+            if old == LOWER:
+                ok = -A1[i] > 0.0
+                c0, c1 = A0[i], A1[i]
+            else:
+                ok = A1[i] - 1.0 > 0.0
+                c0, c1 = A0[i], A1[i] - 1.0
+        elif nb == LOWER:
+            ok = -g1[i] > 0.0
+            c0, c1 = g0[i], g1[i]
+        else:
+            ok = g1[i] > 0.0
+            c0, c1 = g0[i], g1[i]
+        if not ok:
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        # ---- refine the breakpoint: root of the changed index's value on the new segment
+        if c1 != 0.0:
+            C_star = -c0 / c1
+            if abs(C_star - C_ev) <= 1e-6 * C_ev and C_star < C:
+                C_ev = C_star
+        if C_ev <= C_end:
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        C = C_ev
+        out_C[n_rec] = C
+        out_i[n_rec] = i
+        out_new[n_rec] = nb
+        for q in range(n):
+            sq = st[q]
+            if sq == UPPER:
+                out_x[n_rec, q] = C
+            elif sq == FREE:
+                out_x[n_rec, q] = A0[q] + C * A1[q]
+            else:
+                out_x[n_rec, q] = 0.0
+        out_b[n_rec] = b0 + C * b1
+        n_rec += 1
