@@ -328,10 +328,40 @@ def _apply_moves(P, K, sig, moves):
     return Pn, Kn, np.array([setK[i] for i in Kn], dtype=float)
 
 
-def _coef_from(s, mu, K, aK):
-    a = np.where(np.abs(s) > mu, s, 0.0)
+def _coef_from(s, P, K, aK, n):
+    """Coefficients (20): ``a_i = s_i`` on the strong set ``P``, the kink multipliers on ``K``,
+    zero elsewhere (a feature with ``|s_i|`` above ``mu`` only by rounding stays at zero)."""
+    a = np.zeros(n)
+    a[P] = s[P]
     a[K] = aK
     return a
+
+
+def _dual_cvxpy(X, y, gamma, mu, loss):
+    """The dual (22) in ``N`` variables solved by cvxpy (Clarabel): the rescue start.
+
+    Used only when the set iteration stalls; its solution fixes the feature sets, after which
+    the set iteration re-solves exactly (see :func:`selective_fit`).
+    """
+    import cvxpy as cp
+
+    N = X.shape[0]
+    lam = cp.Variable(N)
+    s = X.T @ lam
+    W = 0.5 * cp.sum(cp.pos(cp.square(s) - mu * mu))
+    cons = [cp.sum(lam) == 0]
+    if loss == "squared":
+        W = W + 0.5 * gamma * cp.sum_squares(lam) - y @ lam
+    else:
+        W = W - y @ lam
+        c_box = 0.5 / gamma
+        cons += [cp.multiply(y, lam) >= 0, cp.multiply(y, lam) <= c_box]
+    prob = cp.Problem(cp.Minimize(W), cons)
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
+               max_iter=500)
+    if lam.value is None:
+        return None
+    return np.asarray(lam.value, float)
 
 
 def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
@@ -358,20 +388,27 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
     n_iter = 0
     converged = False
     prev = None  # (P, K, sig, moves) before the last set update
-    once = False  # the last update was a single change after a failed inner problem
+    tried_first = False  # the last update was a single change after a failed inner problem
     good = (P, K, sig, aK)  # the sets of the last solved inner problem
     while n_iter < max_iter:
         n_iter += 1
         lam_new, b_new, aK_new, ok = _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam)
         if not ok:
-            # inconsistent / infeasible kink rows: go back and make one change only
-            if prev is None or once:
+            # inconsistent / infeasible kink rows: go back to the last solved sets and from
+            # now on make one change at a time (the next largest violation if one fails)
+            if prev is None:
                 break
-            once = True
+            single = True
             P, K, sig, moves = prev
-            P, K, sig = _apply_moves(P, K, sig, [max(moves, key=lambda m: m[0])])
+            moves = sorted(moves, key=lambda m: -m[0])[1:] if tried_first else moves
+            if not moves:
+                break
+            moves = sorted(moves, key=lambda m: -m[0])
+            prev = (P, K, sig, moves)
+            tried_first = True
+            P, K, sig = _apply_moves(P, K, sig, moves[:1])
             continue
-        once = False
+        tried_first = False
         lam, b, aK = lam_new, b_new, aK_new
         good = (P, K, sig, aK)
         s = X.T @ lam
@@ -385,7 +422,10 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
         seen.add(key)
         prev = (P, K, sig, moves)
         if single:
-            moves = [max(moves, key=lambda m: m[0])]
+            moves = sorted(moves, key=lambda m: -m[0])
+            prev = (P, K, sig, moves)
+            tried_first = True
+            moves = moves[:1]
         else:
             # at most N - 1 kink rows can be independent of 1'lam = 0
             room = max(1, N - 1 - len(K))
@@ -395,7 +435,7 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
     P, K, sig, aK = good
     s = X.T @ lam
     aK = np.where(np.abs(aK) > ftol, aK, 0.0)
-    coef = _coef_from(s, mu, K, aK)
+    coef = _coef_from(s, P, K, aK, n)
     f = X @ coef
     b = _best_intercept(f, y, loss, hint=b)
     kink = np.zeros(n, bool)
@@ -499,6 +539,22 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                                info={"time": time.perf_counter() - t0, "status": status})
     lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
         X, y, gamma, mu, loss, warm_start, max_iter, tol)
+    rescued = False
+    if not converged:
+        # the set iteration stalled (it can cycle between feature sets): start it again
+        # from the feature sets of a generic convex solve of the same N-variable dual
+        lam0 = _dual_cvxpy(X, y, gamma, mu, loss)
+        if lam0 is not None:
+            s0 = X.T @ lam0
+            delta = 1e-6 * max(mu, 1e-12)
+            start = SelectiveResult(coef=coef, intercept=b, dual=lam0, active=coef != 0,
+                                    n_iter=0, objective=math.nan, gap=math.nan,
+                                    method="dual",
+                                    info={"kink": np.abs(np.abs(s0) - mu) <= delta})
+            lam, coef, b, it2, converged, strong, kink = _dual_fit(
+                X, y, gamma, mu, loss, start, max_iter, tol)
+            n_iter += it2
+            rescued = True
     J = primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
     gap = duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
     if not converged:
@@ -508,7 +564,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     return SelectiveResult(coef=coef, intercept=b, dual=lam, active=coef != 0, n_iter=n_iter,
                            objective=J, gap=gap, method="dual",
                            info={"time": time.perf_counter() - t0, "strong": strong,
-                                 "kink": kink})
+                                 "kink": kink, "rescued": rescued})
 
 
 # ----------------------------------------------------------------------------------------
