@@ -67,6 +67,7 @@ __all__ = [
     "primal_objective",
     "dual_objective",
     "duality_gap",
+    "kkt_residuals",
     "eeg_like",
     "SelectiveRidgeRegressor",
     "SelectiveRidgeClassifier",
@@ -131,6 +132,50 @@ def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
     scale = max(1.0, abs(J))
     infeas = _dual_infeasibility(y, lam, gamma, loss) * (1.0 + float(np.abs(y).sum()))
     return float((J - D) / scale + infeas / scale)
+
+
+def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
+    r"""Optimality conditions of (11) at ``(a, b)`` with multipliers ``lam`` (eqs. (17)-(20)).
+
+    With :math:`s = X^\top\lambda` the conditions are, feature by feature (eq. (20) plus the
+    kink regime): :math:`a_i = s_i` if :math:`|a_i| > \mu`; :math:`|s_i| = \mu` with the sign
+    of :math:`a_i` if :math:`0 < |a_i| \le \mu`; :math:`|s_i| \le \mu` if :math:`a_i = 0`;
+    :math:`\sum_j \lambda_j = 0` (the bias); and object by object: squared loss
+    :math:`\lambda = (y - Xa - b)/\gamma` (eq. (33)); hinge loss
+    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)` with :math:`y_j\lambda_j = 1/(2\gamma)` where
+    :math:`y_j z_j < 1` and :math:`= 0` where :math:`y_j z_j > 1` (eq. (36)).
+
+    Returns
+    -------
+    dict
+        ``"features"``, ``"objects"``, ``"bias"`` (max absolute violations, each divided by
+        ``1 + max |s|`` resp. ``1 + max |lambda|``) and ``"max"``.
+    """
+    X = np.asarray(X, float)
+    a = np.asarray(coef, float)
+    lam = np.asarray(lam, float)
+    s = X.T @ lam
+    sc = 1.0 + float(np.abs(s).max(initial=0.0))
+    absa = np.abs(a)
+    v = np.where(absa > mu, np.abs(a - s), 0.0)
+    mid = (absa > 0) & (absa <= mu)
+    v = np.where(mid, np.abs(s - np.sign(a) * mu), v)
+    v = np.where(absa == 0, np.maximum(0.0, np.abs(s) - mu), v)
+    feat = float(v.max(initial=0.0)) / sc
+    z = X @ a + intercept
+    lsc = 1.0 + float(np.abs(lam).max(initial=0.0))
+    if loss == "squared":
+        obj = float(np.abs(lam - (y - z) / gamma).max()) / lsc
+    else:
+        u = y * lam
+        c_box = 0.5 / gamma
+        m = y * z
+        box = np.maximum(0.0, -u) + np.maximum(0.0, u - c_box)
+        comp = np.where(m < 1 - 1e-9, np.abs(u - c_box), 0.0)
+        comp = np.where(m > 1 + 1e-9, np.abs(u), comp)
+        obj = float(np.max(box + comp)) / lsc
+    bias = abs(float(lam.sum())) / lsc
+    return {"features": feat, "objects": obj, "bias": bias, "max": max(feat, obj, bias)}
 
 
 # ----------------------------------------------------------------------------------------
@@ -483,8 +528,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     X : array_like of shape (N, n)
         Objects in rows, features in columns (``n >> N`` is the intended regime).
     y : array_like of shape (N,)
-        Real responses (``loss="squared"``) or two class labels (``loss="hinge"``; any two
-        values, mapped to -1 / +1 in sorted order).
+        Real responses (``loss="squared"``) or class labels -1 / +1 (``loss="hinge"``; both
+        classes present).
     gamma : float > 0
         Regularization weight.
     mu : float >= 0
@@ -556,6 +601,14 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
             n_iter += it2
             rescued = True
     J = primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+    if converged and coef.any() and not strong.any():
+        # only kink features: at mu = mu_0 the hinge problem can have several optima; prefer
+        # the empty model (41) when it is one of them (same lambda certifies it)
+        b0 = _best_intercept(np.zeros(X.shape[0]), y, loss, hint=b)
+        J0 = primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
+        if J0 <= J + 1e-12 * max(1.0, abs(J)):
+            coef, b, J = np.zeros_like(coef), b0, J0
+            kink = np.zeros_like(kink)
     gap = duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
     if not converged:
         raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
@@ -788,7 +841,7 @@ class SelectiveRidgeClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
-            raise ValueError(f"y must contain at least two classes; got {len(self.classes_)}")
+            raise ValueError("y must contain at least two classes; got one class")
         targets = ([self.classes_[1]] if len(self.classes_) == 2 else list(self.classes_))
         coefs, icpts = [], []
         for c in targets:
