@@ -428,6 +428,8 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
         sig = np.zeros(0)
     seen = set()
     single = False
+    n_repeat = 0  # repeated sets so far; each repeat lengthens the run of single changes
+    n_single_left = 0
     b = math.nan
     aK = np.zeros(len(K))
     n_iter = 0
@@ -464,16 +466,24 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
         key = (tuple(P), tuple(K), tuple(sig))
         if key in seen:
             single = True
+            n_repeat += 1
+            n_single_left = n_repeat
         seen.add(key)
         prev = (P, K, sig, moves)
         if single:
+            # one change (the largest violation) after a repeated set; block moves resume
+            # after a solved inner problem unless a set repeats again
             moves = sorted(moves, key=lambda m: -m[0])
             prev = (P, K, sig, moves)
             tried_first = True
             moves = moves[:1]
+            single = n_single_left > 0
+            n_single_left = max(0, n_single_left - 1)
         else:
             # at most N - 1 kink rows can be independent of 1'lam = 0
-            room = max(1, N - 1 - len(K))
+            # and entering in small blocks (at most doubling the active set) avoids the wild
+            # overshoots of adding every violator at once
+            room = max(1, min(N - 1 - len(K), max(4, len(P) + len(K))))
             enter = sorted((m for m in moves if m[2] == "K"), key=lambda m: -m[0])[:room]
             moves = [m for m in moves if m[2] != "K"] + enter
         P, K, sig = _apply_moves(P, K, sig, moves)
