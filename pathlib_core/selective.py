@@ -418,7 +418,12 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
         s = X.T @ lam
         kink = warm.info.get("kink")
         K = np.flatnonzero(kink) if kink is not None else np.zeros(0, int)
-        P = np.flatnonzero((np.abs(s) > mu) & ~np.isin(np.arange(n), K))
+        # keep the previous sets: features that were zero enter through the kink set (as
+        # violators), not directly as strong ones (that overshoots at a smaller mu)
+        strong = warm.info.get("strong")
+        if strong is None:
+            strong = np.abs(s) > mu
+        P = np.flatnonzero(strong & ~np.isin(np.arange(n), K))
         sig = np.sign(s[K])
         sig[sig == 0] = 1.0
     else:
