@@ -20,6 +20,7 @@ Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
 - :mod:`pathlib_core.s3vm`      -- the S3VM path by infinitesimal annealing (Ogawa et al. 2013)
 - :mod:`pathlib_core.s3vm_protocol` -- the S3VM paper's experimental protocol (Section 6)
 - :mod:`pathlib_core.baselines` -- the methods the papers compare against
+- :mod:`pathlib_core.selective` -- selective ridge regularization in the dual (n >> N)
 """
 
 from importlib import import_module
@@ -29,6 +30,7 @@ __version__ = "0.1.0"
 _SUBMODULES = {
     "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting", "results",
     "svm", "lasso", "runner", "pdgdp", "spl", "mcm", "s3vm", "s3vm_protocol", "baselines",
+    "selective",
 }
 
 __all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]

@@ -1,0 +1,885 @@
+r"""Selective ridge regularization solved in the dual (many more features than objects).
+
+The selective-ridge paper ({cite}`selectiveridge`, "the paper" below) fits a generalized linear
+model :math:`z = a^\top x + b` with the criterion (its eq. (11))
+
+.. math::
+
+    J(a, b) = \gamma \sum_{i=1}^{n} r_\mu(a_i) + \sum_{j=1}^{N} q(y_j, a^\top x_j + b),
+    \qquad
+    r_\mu(a) = \begin{cases} 2\mu|a|, & |a| \le \mu \\ \mu^2 + a^2, & |a| > \mu\end{cases}
+             = 2\mu|a| + \max(0, |a| - \mu)^2,
+
+with the squared loss :math:`q(y, z) = (y - z)^2` (regression, eq. (7)) or the hinge loss
+:math:`q(y, z) = \max(0, 1 - yz)` (SVM, eq. (8)).
+
+The dual (eqs. (22), (26)) has one multiplier per object. In the paper's scaling
+(:math:`a_i = s_i` for a strongly active feature) it reads
+
+.. math::
+
+    \min_{\lambda \in \mathbb{R}^N} W(\lambda) = \tfrac12 \sum_{i=1}^n \max(0, s_i^2 - \mu^2)
+      + \sum_{j=1}^N \varphi(y_j, \lambda_j),
+    \qquad s = X^\top \lambda, \quad \textstyle\sum_j \lambda_j = 0,
+
+with :math:`\varphi(y, \lambda) = \tfrac{\gamma}{2}\lambda^2 - y\lambda` (Theorem 1, eq. (33))
+or :math:`\varphi(y, \lambda) = -y\lambda` on :math:`0 \le y\lambda \le 1/(2\gamma)` (Theorem 2,
+eq. (36)). Strong duality: :math:`\min J = -2\gamma \min W`.
+
+The coefficients follow feature by feature from :math:`s = X^\top\lambda` (eq. (20)):
+:math:`a_i = s_i` where :math:`|s_i| > \mu`, :math:`a_i = 0` where :math:`|s_i| < \mu`. **A
+difference from the paper**: the penalty is linear on :math:`[0, \mu]`, so a feature can also
+sit exactly at :math:`|s_i| = \mu` with :math:`0 \le \operatorname{sign}(s_i) a_i \le \mu`
+(a lasso-like regime that eq. (20) leaves out; it occurs on sets of data of positive measure).
+Our dual iteration therefore works with three feature sets -- ``P`` (:math:`|s_i| > \mu`),
+``K`` (:math:`s_i = \pm\mu`, the coefficient is the multiplier of that equality) and ``Z`` --
+and each inner problem is the paper's inner problem (34) / (37) plus at most ``N`` equality
+rows :math:`x^{i\top}\lambda = \pm\mu`. All linear algebra is ``N x N`` (objects); the only
+work in ``n`` is ``X_P X_P^T`` and ``X^T lambda``, both linear in ``n``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+
+from ._validation import (
+    as_binary_labels,
+    as_matrix,
+    as_vector,
+    check_choice,
+    positive_scalar,
+)
+from .path import Event, FunctionSegment, Path
+from .qp import solve_lp, solve_qp
+
+__all__ = [
+    "SelectiveResult",
+    "selective_fit",
+    "selectivity_path",
+    "mu_0",
+    "selective_penalty",
+    "primal_objective",
+    "dual_objective",
+    "duality_gap",
+    "kkt_residuals",
+    "eeg_like",
+    "SelectiveRidgeRegressor",
+    "SelectiveRidgeClassifier",
+]
+
+LOSSES = ("squared", "hinge")
+METHODS = ("dual", "primal")
+
+
+# ----------------------------------------------------------------------------------------
+# objectives
+# ----------------------------------------------------------------------------------------
+def selective_penalty(a, mu: float) -> np.ndarray:
+    r"""Selective ridge penalty :math:`r_\mu(a) = 2\mu|a| + \max(0, |a|-\mu)^2` (eq. (11))."""
+    a = np.abs(np.asarray(a, dtype=float))
+    return 2.0 * mu * a + np.maximum(0.0, a - mu) ** 2
+
+
+def _loss(y, z, loss: str) -> np.ndarray:
+    if loss == "squared":
+        return (y - z) ** 2
+    return np.maximum(0.0, 1.0 - y * z)
+
+
+def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
+    r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`."""
+    z = X @ coef + intercept
+    return float(gamma * selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
+
+
+def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
+    r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
+
+    Feasibility (:math:`\sum\lambda_j = 0`, the box for the hinge loss) is not checked here.
+    """
+    s = X.T @ lam
+    w = 0.5 * np.maximum(0.0, s * s - mu * mu).sum()
+    if loss == "squared":
+        w += 0.5 * gamma * float(lam @ lam) - float(y @ lam)
+    else:
+        w -= float(y @ lam)
+    return float(w)
+
+
+def _dual_infeasibility(y, lam, gamma, loss) -> float:
+    v = abs(float(lam.sum()))
+    if loss == "hinge":
+        u = y * lam
+        v = max(v, float(np.max(np.maximum(0.0, -u))), float(np.max(u - 0.5 / gamma, initial=0.0)))
+    return v
+
+
+def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
+    r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda)) / \max(1, |J|)`.
+
+    Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam``
+    is optimal for the dual; the dual infeasibility of ``lam`` (scaled like the gap) is added
+    so that an infeasible ``lam`` cannot produce a small value.
+    """
+    J = primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
+    D = -2.0 * gamma * dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
+    scale = max(1.0, abs(J))
+    infeas = _dual_infeasibility(y, lam, gamma, loss) * (1.0 + float(np.abs(y).sum()))
+    return float((J - D) / scale + infeas / scale)
+
+
+def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
+    r"""Optimality conditions of (11) at ``(a, b)`` with multipliers ``lam`` (eqs. (17)-(20)).
+
+    With :math:`s = X^\top\lambda` the conditions are, feature by feature (eq. (20) plus the
+    kink regime): :math:`a_i = s_i` if :math:`|a_i| > \mu`; :math:`|s_i| = \mu` with the sign
+    of :math:`a_i` if :math:`0 < |a_i| \le \mu`; :math:`|s_i| \le \mu` if :math:`a_i = 0`;
+    :math:`\sum_j \lambda_j = 0` (the bias); and object by object: squared loss
+    :math:`\lambda = (y - Xa - b)/\gamma` (eq. (33)); hinge loss
+    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)` with :math:`y_j\lambda_j = 1/(2\gamma)` where
+    :math:`y_j z_j < 1` and :math:`= 0` where :math:`y_j z_j > 1` (eq. (36)).
+
+    Returns
+    -------
+    dict
+        ``"features"``, ``"objects"``, ``"bias"`` (max absolute violations, each divided by
+        ``1 + max |s|`` resp. ``1 + max |lambda|``) and ``"max"``.
+    """
+    X = np.asarray(X, float)
+    a = np.asarray(coef, float)
+    lam = np.asarray(lam, float)
+    s = X.T @ lam
+    sc = 1.0 + float(np.abs(s).max(initial=0.0))
+    absa = np.abs(a)
+    v = np.where(absa > mu, np.abs(a - s), 0.0)
+    mid = (absa > 0) & (absa <= mu)
+    v = np.where(mid, np.abs(s - np.sign(a) * mu), v)
+    v = np.where(absa == 0, np.maximum(0.0, np.abs(s) - mu), v)
+    feat = float(v.max(initial=0.0)) / sc
+    z = X @ a + intercept
+    lsc = 1.0 + float(np.abs(lam).max(initial=0.0))
+    if loss == "squared":
+        obj = float(np.abs(lam - (y - z) / gamma).max()) / lsc
+    else:
+        u = y * lam
+        c_box = 0.5 / gamma
+        m = y * z
+        box = np.maximum(0.0, -u) + np.maximum(0.0, u - c_box)
+        comp = np.where(m < 1 - 1e-9, np.abs(u - c_box), 0.0)
+        comp = np.where(m > 1 + 1e-9, np.abs(u), comp)
+        obj = float(np.max(box + comp)) / lsc
+    bias = abs(float(lam.sum())) / lsc
+    return {"features": feat, "objects": obj, "bias": bias, "max": max(feat, obj, bias)}
+
+
+# ----------------------------------------------------------------------------------------
+# result type and validation
+# ----------------------------------------------------------------------------------------
+@dataclass
+class SelectiveResult:
+    """Solution of the selective ridge problem (11) at one ``(gamma, mu)``.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n,)
+        Direction vector ``a``.
+    intercept : float
+        Bias ``b``.
+    dual : ndarray of shape (N,)
+        The ``N`` Lagrange multipliers (the paper's scaling, ``a_i = x^{i'} lambda`` for a
+        strongly active feature); NaN-free zeros for ``method="primal"`` when unavailable.
+    active : ndarray of bool, shape (n,)
+        Features with a non-zero coefficient.
+    n_iter : int
+        Outer iterations (dual) or solver iterations (primal).
+    objective : float
+        ``J(a, b)`` of eq. (11).
+    gap : float
+        Relative duality gap (see :func:`duality_gap`); NaN for the primal method.
+    method : str
+    info : dict
+        ``"strong"`` (mask of features with ``|s_i| > mu``), ``"kink"`` (mask with
+        ``|s_i| = mu``), ``"time"`` (seconds), solver details.
+    """
+
+    coef: np.ndarray
+    intercept: float
+    dual: np.ndarray
+    active: np.ndarray
+    n_iter: int
+    objective: float
+    gap: float
+    method: str
+    info: dict = field(default_factory=dict, repr=False)
+
+
+def _check(X, y, gamma, mu, loss):
+    X = as_matrix(X, "X")
+    loss = check_choice(loss, "loss", LOSSES)
+    if loss == "hinge":
+        y = as_binary_labels(y, "y", length=X.shape[0])
+    else:
+        y = as_vector(y, "y", length=X.shape[0], length_of="X")
+    gamma = positive_scalar(gamma, "gamma")
+    if mu is not None:
+        mu = positive_scalar(mu, "mu", allow_zero=True)
+    return X, y, gamma, mu, loss
+
+
+# ----------------------------------------------------------------------------------------
+# bias given the coefficients
+# ----------------------------------------------------------------------------------------
+def _best_intercept(f, y, loss, hint=None) -> float:
+    """Exact minimizer of ``sum_j q(y_j, f_j + b)`` over ``b`` (the closest one to ``hint``)."""
+    if loss == "squared":
+        return float(np.mean(y - f))
+    # hinge: convex piecewise linear in b with breakpoints b = y_j - f_j (1/y = y)
+    bps = np.unique(y - f)
+    vals = np.array([np.maximum(0.0, 1.0 - y * (f + b)).sum() for b in bps])
+    best = vals.min()
+    cand = bps[vals <= best + 1e-12 * max(1.0, best)]
+    lo, hi = float(cand.min()), float(cand.max())
+    if hint is None or not np.isfinite(hint):
+        return 0.5 * (lo + hi)
+    return float(min(hi, max(lo, hint)))
+
+
+# ----------------------------------------------------------------------------------------
+# the empty model and mu_0 (eqs. (39)-(40))
+# ----------------------------------------------------------------------------------------
+def _empty_dual(X, y, gamma, loss):
+    """A solution of the truncated dual (39) whose ``max_i |x^{i'} lambda|`` is smallest."""
+    N = X.shape[0]
+    if loss == "squared":
+        # min gamma/2 |lam|^2 - y'lam s.t. 1'lam = 0  ->  lam = (y - mean y) / gamma (unique)
+        return (y - y.mean()) / gamma
+    # hinge: the LP (39) min -y'lam on the box, 1'lam = 0 has optimum -min(N+, N-)/gamma
+    # (u_j = y_j lam_j); pick among its solutions the one with the smallest ||X' lam||_inf.
+    n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
+    c_box = 0.5 / gamma
+    opt = min(n_pos, n_neg) * c_box
+    lb = np.where(y > 0, 0.0, -c_box)
+    ub = np.where(y > 0, c_box, 0.0)
+    n = X.shape[1]
+    # variables (lam, t): min t  s.t.  +-X'lam - t <= 0, 1'lam = 0, y'lam = 2 opt
+    c = np.zeros(N + 1)
+    c[-1] = 1.0
+    G = np.vstack([np.hstack([X.T, -np.ones((n, 1))]), np.hstack([-X.T, -np.ones((n, 1))])])
+    h = np.zeros(2 * n)
+    A = np.vstack([np.append(np.ones(N), 0.0), np.append(y, 0.0)])
+    b = np.array([0.0, 2.0 * opt])
+    res = solve_lp(c, G=G, h=h, A=A, b=b, lb=np.append(lb, 0.0), ub=np.append(ub, np.inf))
+    if res.status != "optimal":  # pragma: no cover - the LP is feasible and bounded
+        raise RuntimeError(f"mu_0 LP failed: {res.status}")
+    lam = np.clip(res.x[:N], lb, ub)
+    return lam
+
+
+def mu_0(X, y, *, gamma, loss="squared") -> float:
+    r"""Smallest selectivity that gives the empty model, eq. (40).
+
+    :math:`\mu_0 = \max_i |x^{i\top}\lambda^0|` where :math:`\lambda^0` solves the truncated
+    dual (39) (no active feature). For the hinge loss (39) can have many solutions; we take
+    the one with the smallest :math:`\max_i|x^{i\top}\lambda|` (a small LP), so that
+    ``mu >= mu_0`` is exactly the range of selectivities with all-zero coefficients.
+    """
+    X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
+    lam = _empty_dual(X, y, gamma, loss)
+    return float(np.max(np.abs(X.T @ lam), initial=0.0))
+
+
+# ----------------------------------------------------------------------------------------
+# the dual iteration
+# ----------------------------------------------------------------------------------------
+def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0):
+    """Inner problem (34)/(37) on the strong set ``P`` plus equalities ``x^{i'} lam = sig mu``
+    for the kink set ``K``. Returns ``(lam, b, a_K, ok)``."""
+    N = X.shape[0]
+    XP = X[:, P]
+    H = XP @ XP.T  # N x N, the only Gram matrix ever formed
+    XK = X[:, K]
+    if loss == "squared":
+        H = H + gamma * np.eye(N)
+        k = XK.shape[1]
+        M = np.zeros((N + 1 + k, N + 1 + k))
+        M[:N, :N] = H
+        M[:N, N] = 1.0
+        M[N, :N] = 1.0
+        M[:N, N + 1:] = XK
+        M[N + 1:, :N] = XK.T
+        rhs = np.concatenate([y, [0.0], sig * mu])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+                sol = scipy.linalg.solve(M, rhs, assume_a="sym", check_finite=False)
+            ok = np.allclose(M @ sol, rhs, rtol=1e-8, atol=1e-8 * (1 + np.abs(rhs).max()))
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+            ok = False
+        if not ok:
+            sol = scipy.linalg.lstsq(M, rhs, check_finite=False)[0]
+            ok = np.allclose(M @ sol, rhs, rtol=1e-7, atol=1e-7 * (1 + np.abs(rhs).max()))
+        return sol[:N], float(sol[N]), sol[N + 1:], ok
+    c_box = 0.5 / gamma
+    lb = np.where(y > 0, 0.0, -c_box)
+    ub = np.where(y > 0, c_box, 0.0)
+    A = np.vstack([np.ones((1, N)), XK.T])
+    b = np.concatenate([[0.0], sig * mu])
+    H = 0.5 * (H + H.T)
+    res = solve_qp(H, -y, A=A, b=b, lb=lb, ub=ub, warm_start=np.clip(lam0, lb, ub))
+    if res.status != "optimal":
+        return lam0, math.nan, np.zeros(len(K)), False
+    return res.x, float(res.nu[0]), res.nu[1:].copy(), True
+
+
+def _violations(s, mu, P, K, sig, aK, ftol, n):
+    """Feature-set conditions violated at ``s = X' lam``: ``(size, index, new set, sign)``."""
+    inZ = np.ones(n, bool)
+    inZ[P] = False
+    inZ[K] = False
+    moves = []
+    zv = np.abs(s) - mu
+    for i in np.flatnonzero(inZ & (zv > ftol)):
+        moves.append((zv[i], i, "K", np.sign(s[i])))
+    for i in P:
+        v = mu - abs(s[i])
+        if v > ftol:
+            moves.append((v, i, "K" if abs(s[i]) > ftol else "Z", np.sign(s[i])))
+    for i, sg, a in zip(K, sig, aK, strict=True):
+        if sg * a < -ftol:
+            moves.append((-sg * a, i, "Z", 0.0))
+        elif sg * a > mu + ftol:
+            moves.append((sg * a - mu, i, "P", 0.0))
+    return moves
+
+
+def _apply_moves(P, K, sig, moves):
+    setP = dict.fromkeys(P.tolist())
+    setK = dict(zip(K.tolist(), sig.tolist(), strict=True))
+    for _, i, to, sg in moves:
+        setP.pop(i, None)
+        setK.pop(i, None)
+        if to == "P":
+            setP[i] = None
+        elif to == "K":
+            setK[i] = float(sg)
+    Pn = np.array(sorted(setP), dtype=int)
+    Kn = np.array(sorted(setK), dtype=int)
+    return Pn, Kn, np.array([setK[i] for i in Kn], dtype=float)
+
+
+def _coef_from(s, P, K, aK, n):
+    """Coefficients (20): ``a_i = s_i`` on the strong set ``P``, the kink multipliers on ``K``,
+    zero elsewhere (a feature with ``|s_i|`` above ``mu`` only by rounding stays at zero)."""
+    a = np.zeros(n)
+    a[P] = s[P]
+    a[K] = aK
+    return a
+
+
+def _dual_cvxpy(X, y, gamma, mu, loss):
+    """The dual (22) in ``N`` variables solved by cvxpy (Clarabel): the rescue start.
+
+    Used only when the set iteration stalls; its solution fixes the feature sets, after which
+    the set iteration re-solves exactly (see :func:`selective_fit`).
+    """
+    import cvxpy as cp
+
+    N = X.shape[0]
+    lam = cp.Variable(N)
+    s = X.T @ lam
+    W = 0.5 * cp.sum(cp.pos(cp.square(s) - mu * mu))
+    cons = [cp.sum(lam) == 0]
+    if loss == "squared":
+        W = W + 0.5 * gamma * cp.sum_squares(lam) - y @ lam
+    else:
+        W = W - y @ lam
+        c_box = 0.5 / gamma
+        cons += [cp.multiply(y, lam) >= 0, cp.multiply(y, lam) <= c_box]
+    prob = cp.Problem(cp.Minimize(W), cons)
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
+               max_iter=500)
+    if lam.value is None:
+        return None
+    return np.asarray(lam.value, float)
+
+
+def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
+    N, n = X.shape
+    scale = 1.0 + np.abs(X).max() * (1.0 + np.abs(y).max())
+    ftol = tol * scale
+    if warm is not None:
+        lam = warm.dual.copy()
+        s = X.T @ lam
+        kink = warm.info.get("kink")
+        K = np.flatnonzero(kink) if kink is not None else np.zeros(0, int)
+        # keep the previous sets: features that were zero enter through the kink set (as
+        # violators), not directly as strong ones (that overshoots at a smaller mu)
+        strong = warm.info.get("strong")
+        if strong is None:
+            strong = np.abs(s) > mu
+        P = np.flatnonzero(strong & ~np.isin(np.arange(n), K))
+        sig = np.sign(s[K])
+        sig[sig == 0] = 1.0
+    else:
+        lam = np.zeros(N)
+        P = np.zeros(0, int) if mu > 0 else np.arange(n)
+        K = np.zeros(0, int)
+        sig = np.zeros(0)
+    seen = set()
+    single = False
+    n_repeat = 0  # repeated sets so far; each repeat lengthens the run of single changes
+    n_single_left = 0
+    b = math.nan
+    aK = np.zeros(len(K))
+    n_iter = 0
+    converged = False
+    prev = None  # (P, K, sig, moves) before the last set update
+    tried_first = False  # the last update was a single change after a failed inner problem
+    good = (P, K, sig, aK)  # the sets of the last solved inner problem
+    while n_iter < max_iter:
+        n_iter += 1
+        lam_new, b_new, aK_new, ok = _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam)
+        if not ok:
+            # inconsistent / infeasible kink rows: go back to the last solved sets and from
+            # now on make one change at a time (the next largest violation if one fails)
+            if prev is None:
+                break
+            single = True
+            P, K, sig, moves = prev
+            moves = sorted(moves, key=lambda m: -m[0])[1:] if tried_first else moves
+            if not moves:
+                break
+            moves = sorted(moves, key=lambda m: -m[0])
+            prev = (P, K, sig, moves)
+            tried_first = True
+            P, K, sig = _apply_moves(P, K, sig, moves[:1])
+            continue
+        tried_first = False
+        lam, b, aK = lam_new, b_new, aK_new
+        good = (P, K, sig, aK)
+        s = X.T @ lam
+        moves = _violations(s, mu, P, K, sig, aK, ftol, n) if mu > 0 else []
+        if not moves:
+            converged = True
+            break
+        key = (tuple(P), tuple(K), tuple(sig))
+        if key in seen:
+            single = True
+            n_repeat += 1
+            n_single_left = n_repeat
+        seen.add(key)
+        prev = (P, K, sig, moves)
+        if single:
+            # one change (the largest violation) after a repeated set; block moves resume
+            # after a solved inner problem unless a set repeats again
+            moves = sorted(moves, key=lambda m: -m[0])
+            prev = (P, K, sig, moves)
+            tried_first = True
+            moves = moves[:1]
+            single = n_single_left > 0
+            n_single_left = max(0, n_single_left - 1)
+        else:
+            # at most N - 1 kink rows can be independent of 1'lam = 0
+            # and entering in small blocks (at most doubling the active set) avoids the wild
+            # overshoots of adding every violator at once
+            room = max(1, min(N - 1 - len(K), max(4, len(P) + len(K))))
+            enter = sorted((m for m in moves if m[2] == "K"), key=lambda m: -m[0])[:room]
+            moves = [m for m in moves if m[2] != "K"] + enter
+        P, K, sig = _apply_moves(P, K, sig, moves)
+    P, K, sig, aK = good
+    s = X.T @ lam
+    aK = np.where(np.abs(aK) > ftol, aK, 0.0)
+    coef = _coef_from(s, P, K, aK, n)
+    f = X @ coef
+    b = _best_intercept(f, y, loss, hint=b)
+    kink = np.zeros(n, bool)
+    kink[K] = True
+    strong = np.zeros(n, bool)
+    strong[P] = True
+    return lam, coef, b, n_iter, converged, strong, kink
+
+
+def _primal_fit(X, y, gamma, mu, loss, solver=None):
+    import cvxpy as cp
+
+    N, n = X.shape
+    a = cp.Variable(n)
+    b = cp.Variable()
+    absa = cp.abs(a)
+    pen = 2 * mu * cp.sum(absa) + cp.sum_squares(cp.pos(absa - mu))
+    z = X @ a + b
+    if loss == "squared":
+        fit = cp.sum_squares(y - z)
+    else:
+        fit = cp.sum(cp.pos(1 - cp.multiply(y, z)))
+    prob = cp.Problem(cp.Minimize(gamma * pen + fit))
+    solver = solver or "CLARABEL"
+    opts = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11,
+            "max_iter": 500} if solver == "CLARABEL" else {}
+    prob.solve(solver=solver, **opts)
+    if prob.status not in ("optimal", "optimal_inaccurate") or a.value is None:
+        raise RuntimeError(f"cvxpy primal solve failed: {prob.status}")
+    n_iter = int(getattr(prob.solver_stats, "num_iters", 0) or 0)
+    return np.asarray(a.value, float), float(b.value), n_iter, prob.status
+
+
+def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=None,
+                  max_iter=200, tol=1e-10) -> SelectiveResult:
+    r"""Fit the selective ridge criterion (11) at one ``(gamma, mu)``.
+
+    .. math::
+
+        \min_{a, b}\; \gamma \sum_{i=1}^{n} \big(2\mu|a_i| + \max(0, |a_i|-\mu)^2\big)
+            + \sum_{j=1}^{N} q(y_j, a^\top x_j + b)
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n)
+        Objects in rows, features in columns (``n >> N`` is the intended regime).
+    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or class labels -1 / +1 (``loss="hinge"``; both
+        classes present).
+    gamma : float > 0
+        Regularization weight.
+    mu : float >= 0
+        Selectivity. ``mu = 0`` is ridge regression / the L2 SVM penalty; ``mu >= mu_0(X, y)``
+        gives ``coef == 0``.
+    loss : {"squared", "hinge"}
+        Link function (7) or (8).
+    method : {"dual", "primal"}
+        ``"dual"``: the active-feature-set iteration (27)-(32) on the ``N`` multipliers, with
+        inner problem the ``(N+1) x (N+1)`` system (34)-(35) (squared loss; extended by the
+        kink rows, see the module notes) or a size-``N`` QP solved by
+        :func:`pathlib_core.qp.solve_qp` (hinge, (37)). ``"primal"``: (11) with cvxpy
+        (Clarabel), the reference.
+    warm_start : SelectiveResult, optional
+        A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
+        start the iteration.
+    max_iter : int
+        Cap on outer iterations of the dual method.
+    tol : float
+        Tolerance of the feature-set conditions (relative to the data scale).
+
+    Returns
+    -------
+    SelectiveResult
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument (``gamma <= 0``, ``mu < 0``, hinge labels that are not
+        two classes, NaN / inf, mismatched shapes, unknown ``loss`` / ``method``).
+    RuntimeError
+        The dual iteration did not reach its optimality conditions within ``max_iter``
+        (never a silently unconverged result).
+    """
+    X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
+    if mu is None:  # pragma: no cover - _check always returns a number here
+        raise ValueError("mu is required")
+    method = check_choice(method, "method", METHODS)
+    if warm_start is not None and not isinstance(warm_start, SelectiveResult):
+        raise ValueError("warm_start must be a SelectiveResult from selective_fit; got "
+                         f"{type(warm_start).__name__}")
+    if warm_start is not None and warm_start.dual.shape != (X.shape[0],):
+        raise ValueError(f"warm_start must come from a problem with {X.shape[0]} objects")
+    max_iter = int(positive_scalar(max_iter, "max_iter"))
+    t0 = time.perf_counter()
+    if method == "primal":
+        coef, b, n_iter, status = _primal_fit(X, y, gamma, mu, loss)
+        J = primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+        return SelectiveResult(coef=coef, intercept=b, dual=np.zeros(X.shape[0]),
+                               active=np.abs(coef) > 1e-8 * max(1.0, mu), n_iter=n_iter,
+                               objective=J, gap=math.nan, method="primal",
+                               info={"time": time.perf_counter() - t0, "status": status})
+    lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
+        X, y, gamma, mu, loss, warm_start, max_iter, tol)
+    rescued = False
+    if not converged:
+        # the set iteration stalled (it can cycle between feature sets): start it again
+        # from the feature sets of a generic convex solve of the same N-variable dual
+        lam0 = _dual_cvxpy(X, y, gamma, mu, loss)
+        if lam0 is not None:
+            s0 = X.T @ lam0
+            delta = 1e-6 * max(mu, 1e-12)
+            start = SelectiveResult(coef=coef, intercept=b, dual=lam0, active=coef != 0,
+                                    n_iter=0, objective=math.nan, gap=math.nan,
+                                    method="dual",
+                                    info={"kink": np.abs(np.abs(s0) - mu) <= delta})
+            lam, coef, b, it2, converged, strong, kink = _dual_fit(
+                X, y, gamma, mu, loss, start, max_iter, tol)
+            n_iter += it2
+            rescued = True
+    J = primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+    if converged and coef.any() and not strong.any():
+        # only kink features: at mu = mu_0 the hinge problem can have several optima; prefer
+        # the empty model (41) when it is one of them (same lambda certifies it)
+        b0 = _best_intercept(np.zeros(X.shape[0]), y, loss, hint=b)
+        J0 = primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
+        if J0 <= J + 1e-12 * max(1.0, abs(J)):
+            coef, b, J = np.zeros_like(coef), b0, J0
+            kink = np.zeros_like(kink)
+    gap = duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
+    if not converged:
+        raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
+                           f"iterations without meeting its optimality conditions "
+                           f"(relative duality gap {gap:.3g})")
+    return SelectiveResult(coef=coef, intercept=b, dual=lam, active=coef != 0, n_iter=n_iter,
+                           objective=J, gap=gap, method="dual",
+                           info={"time": time.perf_counter() - t0, "strong": strong,
+                                 "kink": kink, "rescued": rescued})
+
+
+# ----------------------------------------------------------------------------------------
+# the rough regularization path along the selectivity axis (section V, eq. (42))
+# ----------------------------------------------------------------------------------------
+def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_iter=200
+                     ) -> Path:
+    r"""Rough regularization path over the selectivity grid (42), from ``mu_0`` downwards.
+
+    The grid is ``mu_l = mu_0 * ratio ** ((n_mu - 1 - l) / (n_mu - 1))``, ``l = 0..n_mu-1``
+    (log-spaced from ``ratio * mu_0`` to ``mu_0``, eq. (42) with ``ratio = 10^{-6}``). The fit
+    at ``mu_0`` is the empty model (41); each next, smaller ``mu`` starts the dual iteration
+    from the previous solution (warm start), as in section V.B of the paper.
+
+    Returns
+    -------
+    Path
+        ``param_name == "selectivity"``, increasing breakpoints = the grid, traced in
+        decreasing order (``direction=-1``). Records are :class:`SelectiveResult`; ``at(mu)``
+        between grid points re-solves warm-started from the grid point above (exact, not an
+        interpolation). Events ``"enter"`` / ``"leave"`` list the features whose active
+        status changed between consecutive grid points (reported at the smaller ``mu``).
+        ``kkt_residuals()`` are the relative duality gaps. ``info`` holds ``"mu_0"``,
+        ``"n_iter"`` (per grid point, in tracing order) and ``"time"``.
+    """
+    X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
+    n_mu = int(positive_scalar(n_mu, "n_mu"))
+    if n_mu < 2:
+        raise ValueError(f"n_mu must be at least 2; got {n_mu}")
+    ratio = positive_scalar(ratio, "ratio")
+    if ratio >= 1:
+        raise ValueError(f"ratio must be in (0, 1); got {ratio}")
+    t0 = time.perf_counter()
+    m0 = mu_0(X, y, gamma=gamma, loss=loss)
+    if m0 <= 0:
+        raise ValueError("mu_0 is 0 for these data (no feature correlates with y): the "
+                         "selectivity path is empty")
+    grid = m0 * ratio ** (np.arange(n_mu - 1, -1, -1) / (n_mu - 1))
+    grid[-1] = m0
+    fits: list[SelectiveResult] = []
+    prev = None
+    for mu in grid[::-1]:
+        prev = selective_fit(X, y, gamma=gamma, mu=float(mu), loss=loss, warm_start=prev,
+                             max_iter=max_iter)
+        fits.append(prev)
+    fits = fits[::-1]  # increasing mu
+    events = []
+    for k in range(n_mu - 1):
+        lo, hi = fits[k].active, fits[k + 1].active
+        enter = np.flatnonzero(lo & ~hi)
+        leave = np.flatnonzero(~lo & hi)
+        if len(enter):
+            events.append(Event(grid[k], "enter", enter))
+        if len(leave):
+            events.append(Event(grid[k], "leave", leave))
+
+    def _refit_from(start):
+        def fn(t):
+            return selective_fit(X, y, gamma=gamma, mu=float(t), loss=loss, warm_start=start,
+                                 max_iter=max_iter)
+        return fn
+
+    segs = [FunctionSegment(grid[k], grid[k + 1], _refit_from(fits[k + 1]), rec_lo=fits[k],
+                            rec_hi=fits[k + 1], kind="refit") for k in range(n_mu - 1)]
+
+    def residual(t, rec):
+        return duality_gap(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=t,
+                           loss=loss)
+
+    return Path("selectivity", segs, events, residual=residual, direction=-1,
+                info={"mu_0": m0, "n_iter": [f.n_iter for f in fits[::-1]],
+                      "time": time.perf_counter() - t0, "loss": loss, "gamma": gamma})
+
+
+# ----------------------------------------------------------------------------------------
+# EEG-like data (the paper's EEG set is proprietary)
+# ----------------------------------------------------------------------------------------
+def eeg_like(*, n_objects=196, n_channels=66, n_samples=100, target_fraction=0.5,
+             evoked_amplitude=1.0, seed):
+    r"""Synthetic evoked-potential data shaped like the paper's EEG set (section VI.A).
+
+    Each object is one EEG fragment: ``n_channels`` channels x ``n_samples`` time samples,
+    concatenated channel by channel into ``n = n_channels * n_samples`` features. The
+    generator:
+
+    - **noise** = a few shared latent sources (spatial pattern x slowly varying time course,
+      with variances falling geometrically, so that the eigenvalues of ``X X'`` fall quickly
+      as in the paper) + spatially smooth channel noise (covariance ``exp(-|c - c'| / 8)``
+      over the channel index) that is AR(1) in time (coefficient 0.9);
+    - **targets** (``y = +1``) add an evoked component: a positive bump peaking about 30% of
+      the way into the fragment (a P300-like wave), strongest on a band of channels;
+      non-targets (``y = -1``) do not.
+
+    Parameters
+    ----------
+    n_objects, n_channels, n_samples : int
+    target_fraction : float in (0, 1)
+    evoked_amplitude : float
+        Amplitude of the evoked bump relative to the unit noise scale.
+    seed : int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_objects, n_channels * n_samples)
+    y : ndarray of shape (n_objects,) with values -1 / +1 (both present)
+    """
+    from .datasets import as_generator
+
+    rng = as_generator(seed)
+    n_objects = int(positive_scalar(n_objects, "n_objects"))
+    n_channels = int(positive_scalar(n_channels, "n_channels"))
+    n_samples = int(positive_scalar(n_samples, "n_samples"))
+    if not 0 < target_fraction < 1:
+        raise ValueError(f"target_fraction must be in (0, 1); got {target_fraction}")
+    if n_objects < 2:
+        raise ValueError(f"n_objects must be at least 2; got {n_objects}")
+    n_pos = min(n_objects - 1, max(1, int(round(target_fraction * n_objects))))
+    y = np.full(n_objects, -1.0)
+    y[rng.permutation(n_objects)[:n_pos]] = 1.0
+    ch = np.arange(n_channels)
+    t = np.arange(n_samples) / n_samples
+    # spatially smooth channel noise, AR(1) in time
+    C = np.exp(-np.abs(ch[:, None] - ch[None, :]) / 8.0)
+    Lc = np.linalg.cholesky(C + 1e-10 * np.eye(n_channels))
+    e = rng.standard_normal((n_objects, n_samples, n_channels)) @ Lc.T
+    noise = np.empty_like(e)
+    noise[:, 0] = e[:, 0]
+    rho = 0.9
+    for k in range(1, n_samples):
+        noise[:, k] = rho * noise[:, k - 1] + math.sqrt(1 - rho ** 2) * e[:, k]
+    # shared latent sources with geometrically falling variance
+    n_src = 8
+    for r in range(n_src):
+        pattern = np.cos(math.pi * (r + 1) * (ch + 0.5) / n_channels) + 0.3
+        course = np.sin(2 * math.pi * (r + 1) * t + rng.uniform(0, 2 * math.pi))
+        amp = rng.standard_normal(n_objects) * 6.0 * 0.55 ** r
+        noise += amp[:, None, None] * course[None, :, None] * pattern[None, None, :]
+    # evoked component for targets
+    bump = np.exp(-0.5 * ((t - 0.3) / 0.05) ** 2)
+    topo = np.exp(-0.5 * ((ch - 0.6 * n_channels) / (0.15 * n_channels)) ** 2)
+    evoked = evoked_amplitude * bump[:, None] * topo[None, :]
+    noise[y > 0] += evoked[None]
+    X = noise.transpose(0, 2, 1).reshape(n_objects, n_channels * n_samples)
+    return X, y
+
+
+# ----------------------------------------------------------------------------------------
+# scikit-learn estimators
+# ----------------------------------------------------------------------------------------
+try:  # scikit-learn is a declared dependency; keep the import local to this section
+    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import check_is_fitted, validate_data
+except ImportError:  # pragma: no cover
+    raise
+
+
+class SelectiveRidgeRegressor(RegressorMixin, BaseEstimator):
+    r"""Selective ridge regression (criterion (11) with the squared loss), fitted in the dual.
+
+    Parameters
+    ----------
+    gamma : float > 0, default 1.0
+    mu : float >= 0, default 0.1
+        Selectivity; ``mu = 0`` is ridge regression.
+    method : {"dual", "primal"}, default "dual"
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    dual_coef_ : ndarray of shape (n_samples,)
+        The multipliers ``lambda`` (one per training object).
+    n_iter_ : int
+    """
+
+    def __init__(self, gamma=1.0, mu=0.1, method="dual"):
+        self.gamma = gamma
+        self.mu = mu
+        self.method = method
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        res = selective_fit(X, y, gamma=self.gamma, mu=self.mu, loss="squared",
+                            method=self.method)
+        self.coef_, self.intercept_ = res.coef, res.intercept
+        self.dual_coef_, self.n_iter_ = res.dual, res.n_iter
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_ + self.intercept_
+
+
+class SelectiveRidgeClassifier(ClassifierMixin, BaseEstimator):
+    r"""Selective-ridge SVM (criterion (11) with the hinge loss), fitted in the dual.
+
+    Two classes are fitted directly (Theorem 2); more classes one-vs-rest.
+
+    Parameters
+    ----------
+    gamma : float > 0, default 1.0
+    mu : float >= 0, default 0.1
+    method : {"dual", "primal"}, default "dual"
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    coef_ : ndarray of shape (n_features,) for two classes, else (n_classes, n_features)
+    intercept_ : float or ndarray of shape (n_classes,)
+    """
+
+    def __init__(self, gamma=1.0, mu=0.1, method="dual"):
+        self.gamma = gamma
+        self.mu = mu
+        self.method = method
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError("y must contain at least two classes; got one class")
+        targets = ([self.classes_[1]] if len(self.classes_) == 2 else list(self.classes_))
+        coefs, icpts = [], []
+        for c in targets:
+            yy = np.where(y == c, 1.0, -1.0)
+            res = selective_fit(X, yy, gamma=self.gamma, mu=self.mu, loss="hinge",
+                                method=self.method)
+            coefs.append(res.coef)
+            icpts.append(res.intercept)
+        if len(self.classes_) == 2:
+            self.coef_, self.intercept_ = coefs[0], icpts[0]
+        else:
+            self.coef_, self.intercept_ = np.array(coefs), np.array(icpts)
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if self.coef_.ndim == 1:
+            return X @ self.coef_ + self.intercept_
+        return X @ self.coef_.T + self.intercept_
+
+    def predict(self, X):
+        d = self.decision_function(X)
+        if d.ndim == 1:
+            return self.classes_[(d > 0).astype(int)]
+        return self.classes_[np.argmax(d, axis=1)]

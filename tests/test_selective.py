@@ -1,0 +1,298 @@
+"""Tests of :mod:`pathlib_core.selective` (issue 6): the dual iteration against the cvxpy
+primal of (11), optimality certificates, mu_0, the selectivity path, estimators, bad input."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import check_estimator
+
+from pathlib_core.selective import (
+    SelectiveResult,
+    SelectiveRidgeClassifier,
+    SelectiveRidgeRegressor,
+    duality_gap,
+    eeg_like,
+    kkt_residuals,
+    mu_0,
+    primal_objective,
+    selective_fit,
+    selective_penalty,
+    selectivity_path,
+)
+
+
+def _data(N, n, loss, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((N, n))
+    y = X[:, :3] @ np.array([1.5, -1.0, 0.8]) + 0.3 * rng.standard_normal(N)
+    if loss == "hinge":
+        y = np.where(y > np.median(y), 1.0, -1.0)
+    return X, y
+
+
+def _check_against_primal(X, y, gamma, mu, loss, *, coef=True):
+    d = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss)
+    p = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss, method="primal")
+    scale = max(1.0, abs(p.objective))
+    # the primal solver is an interior point method: it may sit above the optimum, never below
+    assert abs(d.objective - p.objective) <= 1e-7 * scale
+    assert d.objective <= p.objective + 1e-9 * scale
+    assert abs(d.gap) <= 1e-9
+    assert kkt_residuals(X, y, d.coef, d.intercept, d.dual, gamma=gamma, mu=mu,
+                         loss=loss)["max"] <= 1e-8
+    if coef:
+        np.testing.assert_allclose(d.coef, p.coef, atol=1e-5 * max(1.0, np.abs(p.coef).max()))
+    return d, p
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+@pytest.mark.parametrize("shape", [(30, 10), (15, 120)], ids=["N>n", "N<n"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dual_equals_cvxpy_primal_at_random_parameters(loss, shape, seed):
+    X, y = _data(*shape, loss, seed)
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(3):
+        gamma = float(10 ** rng.uniform(-1, 1))
+        m0 = mu_0(X, y, gamma=gamma, loss=loss)
+        mu = float(m0 * 10 ** rng.uniform(-2, -0.05))
+        d, _ = _check_against_primal(X, y, gamma, mu, loss)
+        assert d.objective == pytest.approx(
+            primal_objective(X, y, d.coef, d.intercept, gamma=gamma, mu=mu, loss=loss))
+        assert np.array_equal(d.active, d.coef != 0)
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_mu_zero_is_the_ridge_or_l2_svm_problem(loss):
+    X, y = _data(20, 40, loss, 3)
+    _check_against_primal(X, y, 0.5, 0.0, loss)
+    if loss == "squared":  # closed form of ridge with an unpenalized bias: a = X'lam
+        d = selective_fit(X, y, gamma=0.5, mu=0.0)
+        Xc = X - X.mean(0)
+        a = np.linalg.solve(Xc.T @ Xc + 0.5 * np.eye(40), Xc.T @ (y - y.mean()))
+        np.testing.assert_allclose(d.coef, a, atol=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_mu_at_or_above_mu0_gives_the_empty_model_and_below_does_not(loss):
+    X, y = _data(25, 60, loss, 4)
+    gamma = 2.0
+    m0 = mu_0(X, y, gamma=gamma, loss=loss)
+    assert m0 > 0
+    for f in (1.0, 1.5, 10.0):
+        r = selective_fit(X, y, gamma=gamma, mu=f * m0, loss=loss)
+        assert not r.coef.any()
+        p = selective_fit(X, y, gamma=gamma, mu=f * m0, loss=loss, method="primal")
+        assert abs(r.objective - p.objective) <= 1e-7 * max(1.0, p.objective)
+    below = selective_fit(X, y, gamma=gamma, mu=0.9 * m0, loss=loss)
+    assert below.coef.any()
+
+
+def test_penalty_pieces_and_primal_objective():
+    mu = 0.7
+    a = np.array([0.0, 0.3, -0.7, 1.2, -2.0])
+    expected = np.where(np.abs(a) <= mu, 2 * mu * np.abs(a), mu ** 2 + a ** 2)
+    np.testing.assert_allclose(selective_penalty(a, mu), expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_certificates_fail_for_a_wrong_solution(loss):
+    X, y = _data(20, 50, loss, 5)
+    m0 = mu_0(X, y, gamma=1.0, loss=loss)
+    r = selective_fit(X, y, gamma=1.0, mu=0.2 * m0, loss=loss)
+    bad = r.coef.copy()
+    bad[np.argmax(np.abs(bad))] *= 1.1
+    assert duality_gap(X, y, bad, r.intercept, r.dual, gamma=1.0, mu=0.2 * m0,
+                       loss=loss) > 1e-6
+    assert kkt_residuals(X, y, bad, r.intercept, r.dual, gamma=1.0, mu=0.2 * m0,
+                         loss=loss)["max"] > 1e-6
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_path_grid_mu0_and_warm_points_equal_cold_fits(loss):
+    X, y = _data(18, 80, loss, 6)
+    path = selectivity_path(X, y, gamma=1.0, loss=loss, n_mu=8, ratio=1e-3)
+    assert path.param_name == "selectivity"
+    bp = np.asarray(path.breakpoints)
+    m0 = mu_0(X, y, gamma=1.0, loss=loss)
+    np.testing.assert_allclose(bp[-1], m0)
+    np.testing.assert_allclose(bp[0], 1e-3 * m0, rtol=1e-12)
+    np.testing.assert_allclose(np.diff(np.log(bp)), np.log(1e3) / 7, rtol=1e-9)
+    assert not path.at(bp[-1]).coef.any()
+    assert path.kkt_residuals().max() <= 1e-9
+    for mu in bp[:-1]:
+        warm = path.at(mu)
+        cold = selective_fit(X, y, gamma=1.0, mu=float(mu), loss=loss)
+        assert isinstance(warm, SelectiveResult)
+        assert abs(warm.objective - cold.objective) <= 1e-9 * max(1.0, cold.objective)
+        np.testing.assert_allclose(warm.coef, cold.coef, atol=1e-7)
+    # between grid points: an exact re-solve
+    mid = float(np.sqrt(bp[2] * bp[3]))
+    r = path.at(mid)
+    cold = selective_fit(X, y, gamma=1.0, mu=mid, loss=loss)
+    assert abs(r.objective - cold.objective) <= 1e-9 * max(1.0, cold.objective)
+    # events list the features whose active status changed
+    for e in path.events:
+        assert e.kind in ("enter", "leave")
+
+
+# ---------------------------------------------------------------------------------------
+# degenerate data (hypothesis)
+# ---------------------------------------------------------------------------------------
+@st.composite
+def degenerate_problem(draw):
+    loss = draw(st.sampled_from(["squared", "hinge"]))
+    N = draw(st.integers(6, 14))
+    n = draw(st.integers(3, 30))
+    seed = draw(st.integers(0, 2 ** 31 - 1))
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.standard_normal((N, n)), draw(st.sampled_from([0, 1, 3])))
+    kind = draw(st.sampled_from(["dup_objects", "dup_features", "collinear", "constant",
+                                 "ties"]))
+    if kind == "dup_objects":
+        X[N // 2:] = X[: N - N // 2]
+    elif kind == "dup_features" and n > 1:
+        X[:, n // 2:] = X[:, : n - n // 2]
+    elif kind == "collinear" and n > 2:
+        X[:, 2] = 2 * X[:, 0] - X[:, 1]
+        X[:, -1] = -3 * X[:, 0]
+    elif kind == "constant":
+        X[:, 0] = 1.0
+    y = np.round(X[:, 0] - X[:, 1 % n] + 0.5 * rng.standard_normal(N), 1)
+    if loss == "hinge":
+        y = np.where(np.arange(N) % 2 == 0, 1.0, -1.0)[rng.permutation(N)]
+    gamma = draw(st.sampled_from([0.1, 1.0, 10.0]))
+    frac = draw(st.sampled_from([0.0, 0.05, 0.3, 0.8, 1.0]))
+    return X, y, loss, gamma, frac, kind
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(degenerate_problem())
+def test_degenerate_data_dual_matches_primal(problem):
+    X, y, loss, gamma, frac, kind = problem
+    m0 = mu_0(X, y, gamma=gamma, loss=loss)
+    mu = frac * m0
+    d = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss)
+    p = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss, method="primal")
+    scale = max(1.0, abs(p.objective))
+    assert abs(d.objective - p.objective) <= 1e-7 * scale
+    assert abs(d.gap) <= 1e-9
+    assert kkt_residuals(X, y, d.coef, d.intercept, d.dual, gamma=gamma, mu=mu,
+                         loss=loss)["max"] <= 1e-7
+    if loss == "squared":  # the fitted values are unique even when the coefficients are not
+        np.testing.assert_allclose(X @ d.coef + d.intercept, X @ p.coef + p.intercept,
+                                   atol=1e-5 * (1 + np.abs(y).max()))
+    if frac >= 1.0:
+        assert not d.coef.any()
+
+
+# ---------------------------------------------------------------------------------------
+# the dual never forms an n x n matrix
+# ---------------------------------------------------------------------------------------
+def test_large_n_runs_without_any_n_by_n_matrix():
+    # n = 200 000 features: an n x n float matrix would take 320 GB. The fit must use
+    # memory of the order of X itself (N x n = 32 MB).
+    N, n = 20, 200_000
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((N, n))
+    y = X[:, :5].sum(1) + 0.1 * rng.standard_normal(N)
+    gamma = 1.0
+    m0 = mu_0(X, y, gamma=gamma)
+    tracemalloc.start()
+    r = selective_fit(X, y, gamma=gamma, mu=0.5 * m0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 10 * X.nbytes
+    assert r.gap <= 1e-9
+    assert 0 < r.active.sum() < n
+
+
+# ---------------------------------------------------------------------------------------
+# EEG-like generator
+# ---------------------------------------------------------------------------------------
+def test_eeg_like_shape_labels_and_seed():
+    X, y = eeg_like(n_objects=40, n_channels=6, n_samples=20, seed=3)
+    assert X.shape == (40, 120)
+    assert set(np.unique(y)) == {-1.0, 1.0}
+    X2, y2 = eeg_like(n_objects=40, n_channels=6, n_samples=20, seed=3)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    X3, _ = eeg_like(n_objects=40, n_channels=6, n_samples=20, seed=4)
+    assert not np.array_equal(X, X3)
+    # targets carry the evoked bump: the class means differ most near 30% of the fragment
+    Xb, yb = eeg_like(n_objects=2000, n_channels=6, n_samples=20, evoked_amplitude=3.0,
+                      seed=5)
+    diff = (Xb[yb > 0].mean(0) - Xb[yb < 0].mean(0)).reshape(6, 20)
+    assert 4 <= int(np.argmax(diff.mean(0))) <= 8
+    with pytest.raises(ValueError, match="target_fraction"):
+        eeg_like(n_objects=10, target_fraction=1.5, seed=0)
+
+
+# ---------------------------------------------------------------------------------------
+# estimators
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("est", [SelectiveRidgeRegressor(), SelectiveRidgeClassifier()],
+                         ids=["regressor", "classifier"])
+def test_check_estimator(est):
+    check_estimator(est)
+
+
+def test_estimators_match_selective_fit():
+    X, y = _data(30, 50, "squared", 8)
+    reg = SelectiveRidgeRegressor(gamma=0.5, mu=0.2).fit(X, y)
+    r = selective_fit(X, y, gamma=0.5, mu=0.2)
+    np.testing.assert_allclose(reg.coef_, r.coef)
+    np.testing.assert_allclose(reg.predict(X), X @ r.coef + r.intercept)
+    Xc, yc = _data(30, 50, "hinge", 8)
+    labels = np.where(yc > 0, "target", "other")
+    clf = SelectiveRidgeClassifier(gamma=0.5, mu=0.05).fit(Xc, labels)
+    rc = selective_fit(Xc, np.where(labels == "target", 1.0, -1.0), gamma=0.5, mu=0.05,
+                       loss="hinge")
+    np.testing.assert_allclose(clf.coef_, rc.coef)
+    assert set(clf.predict(Xc)) <= {"target", "other"}
+
+
+# ---------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------
+X0, Y0 = _data(10, 20, "squared", 9)
+YB = np.where(Y0 > 0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"gamma": 0.0, "mu": 0.1}, "gamma"),
+        ({"gamma": -1.0, "mu": 0.1}, "gamma"),
+        ({"gamma": 1.0, "mu": -0.1}, "mu"),
+        ({"gamma": 1.0, "mu": float("nan")}, "mu"),
+        ({"gamma": 1.0, "mu": 0.1, "loss": "hinge", "y": np.arange(10.0) % 3}, "y"),
+        ({"gamma": 1.0, "mu": 0.1, "loss": "hinge", "y": np.ones(10)}, "y"),
+        ({"gamma": 1.0, "mu": 0.1, "loss": "logistic"}, "loss"),
+        ({"gamma": 1.0, "mu": 0.1, "method": "newton"}, "method"),
+        ({"gamma": 1.0, "mu": 0.1, "y": np.ones(9)}, "y"),
+        ({"gamma": 1.0, "mu": 0.1, "X": np.where(np.eye(10, 20) > 0, np.nan, X0)}, "X"),
+        ({"gamma": 1.0, "mu": 0.1, "y": np.where(np.arange(10) == 3, np.inf, Y0)}, "y"),
+        ({"gamma": 1.0, "mu": 0.1, "warm_start": "previous"}, "warm_start"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_the_argument(kwargs, match):
+    kw = dict(kwargs)
+    X = kw.pop("X", X0)
+    y = kw.pop("y", YB if kw.get("loss") == "hinge" else Y0)
+    with pytest.raises(ValueError, match=match):
+        selective_fit(X, y, **kw)
+
+
+def test_bad_input_path_and_mu0():
+    with pytest.raises(ValueError, match="n_mu"):
+        selectivity_path(X0, Y0, gamma=1.0, n_mu=1)
+    with pytest.raises(ValueError, match="ratio"):
+        selectivity_path(X0, Y0, gamma=1.0, ratio=2.0)
+    with pytest.raises(ValueError, match="gamma"):
+        mu_0(X0, Y0, gamma=0.0)
+    with pytest.raises(ValueError, match="warm_start"):
+        r = selective_fit(X0[:5], Y0[:5], gamma=1.0, mu=0.1)
+        selective_fit(X0, Y0, gamma=1.0, mu=0.1, warm_start=r)
