@@ -28,8 +28,9 @@ PAPERS = [
     ("gaga", "GAGA: the age-path of self-paced learning (Qu et al. 2022)"),
     ("mcm", "Minimal Complexity Machine and conformal kernels"),
 ]
-VERDICT_MARK = {"matches": "✅ matches", "differs": "⚠️ differs",
-                "not reproduced": "❌ not reproduced"}
+# plain symbols that common text fonts carry (emoji need an emoji font, which not every reader has)
+VERDICT_MARK = {"matches": "✓ matches", "differs": "⚠ differs",
+                "not reproduced": "✗ not reproduced"}
 
 
 def _cell(value) -> str:
@@ -114,7 +115,7 @@ def performance(reports: list[dict]) -> str:
                          r.get("peer", ""), _fmt_seconds(r.get("peer_s")),
                          "" if r.get("ratio") is None else f"{float(r['ratio']):.3g}",
                          r.get("goal", ""),
-                         {True: "✅ met", False: "❌ missed", None: ""}.get(met, str(met))])
+                         {True: "✓ met", False: "✗ missed", None: ""}.get(met, str(met))])
         parts.append(_table(["benchmark", "what", "ours", "peer", "peer time",
                              "ratio (ours / peer)", "goal", "goal met"], rows))
         notes = rep.get("notes")
