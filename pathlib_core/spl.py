@@ -494,6 +494,7 @@ class _Rows:
         self.penA = m.pen[self.A]
         self.signsA = s.signs[self.A]
         self.isM = s.part[self.R] == _M if reg == "mixture" else None
+        self.diag = np.diag_indices(self.A.size)
 
 
 class _GAGA:
@@ -507,6 +508,7 @@ class _GAGA:
         self._last_turn = None
         self.jumps: list[dict] = []
         self._rows_state, self._rows_data = None, None
+        self._jac_key, self._jac_val = None, None
 
     # per-state constants and the terms of (5)-(6) on the rows with v > 0
     def _rows(self, s: _State) -> _Rows:
@@ -514,9 +516,10 @@ class _GAGA:
             self._rows_state, self._rows_data = s, _Rows(self.m, s, self.reg)
         return self._rows_data
 
-    def _row_terms(self, t, theta, c: _Rows):
-        """``d1``, ``d2``, ``v``, ``dv/dl``, ``dv/dlambda`` on the rows ``c.R`` (the same
-        values as :meth:`_terms`, without the zero rows of D)."""
+    def _row_terms(self, t, theta, c: _Rows, *, jac_weights: bool = False):
+        """``d1``, ``v``, ``dv/dlambda`` and ``W = v d2 + dv/dl d1^2`` (the weights of ``J``,
+        only with ``jac_weights``) on the rows ``c.R``: the values of :meth:`_terms`
+        without the zero rows of D."""
         m = self.m
         u = c.ZR @ theta
         if m.name == "lasso":
@@ -527,25 +530,33 @@ class _GAGA:
             loss = m.C * np.logaddexp(0.0, mm)
             sig = 0.5 * (1.0 + np.tanh(0.5 * mm))
             d1, d2 = -m.C * c.yR * sig, m.C * sig * (1.0 - sig)
-        if self.reg == "linear":  # every row is in E: v = 1 - l / t
+        if self.reg == "linear":  # every row is in E: v = 1 - l / t, dv/dl = -1 / t
             v = 1.0 - loss / t
-            vl = np.full(loss.shape, -1.0 / t)
             vlam = loss / (t * t)
+            W = v * d2 - d1 * d1 / t if jac_weights else None
         else:
             isM = c.isM
             sq = np.maximum(np.sqrt(loss), 1e-100)
             g = self.gamma
             v = np.where(isM, g / sq - g / t, 1.0)
-            vl = np.where(isM, -0.5 * g / sq ** 3, 0.0)
             vlam = np.where(isM, g / (t * t), 0.0)
-        return d1, d2, v, vl, vlam
+            W = v * d2 + np.where(isM, -0.5 * g / sq ** 3, 0.0) * d1 * d1 if jac_weights else None
+        return d1, v, vlam, W
 
     def _jac_rows(self, t, theta, c: _Rows):
-        d1, d2, v, vl, vlam = self._row_terms(t, theta, c)
-        w = v * d2 + vl * d1 * d1
-        J = (c.ZRA.T * w) @ c.ZRA
-        J[np.diag_indices_from(J)] += c.penA
-        return J, c.ZRA.T @ (vlam * d1), v * d1
+        # the integrator evaluates rhs at each step's end and then the events at the same
+        # point: the last result is reused (read-only) when (t, theta, sets) repeat
+        key = self._jac_key
+        if key is not None and key[0] is c and key[1] == t and np.array_equal(key[2], theta):
+            return self._jac_val
+        d1, v, vlam, W = self._row_terms(t, theta, c, jac_weights=True)
+        J = (c.ZRA.T * W) @ c.ZRA
+        J[c.diag] += c.penA
+        out = (J, c.ZRA.T @ (vlam * d1), v * d1)
+        for a in out:
+            a.flags.writeable = False
+        self._jac_key, self._jac_val = (c, t, np.array(theta, copy=True)), out
+        return out
 
     def _F_rows(self, theta, c: _Rows, vd1):
         F = c.ZRA.T @ vd1 + c.penA * theta[c.A]
@@ -594,7 +605,9 @@ class _GAGA:
     def events(self, t, theta, s: _State, lift: bool = True):
         m = self.m
         c = self._rows(s)
-        loss = m.phi(m.Z @ theta)[0]
+        u = m.Z @ theta
+        loss = ((u - m.y) ** 2 / (2 * m.n) if m.name == "lasso"
+                else m.C * np.logaddexp(0.0, -m.y * u))
         if self.reg == "linear":
             g = np.where(s.part == _E, t - loss, loss - t) / t
         else:
@@ -621,7 +634,7 @@ class _GAGA:
                 fold = min(fold, ev[q] / scale - self.fold_tol)
             if q > 0:
                 fold = min(fold, -ev[q - 1] / scale - self.fold_tol)
-        out = np.r_[g, gf, fold, -1.0 if self._pending_kkt else 1.0]
+        out = np.concatenate((g, gf, (fold, -1.0 if self._pending_kkt else 1.0)))
         if lift and s.fresh and 0.0 <= t - s.t0 < (w := _LIFT_WIDTH * max(1.0, s.t0)):
             # The conditions reassigned at the turning point t0 are zero there (to rounding)
             # and grow with the age (_consistent checked it). A zero at a piece start makes
@@ -643,7 +656,7 @@ class _GAGA:
         """``|F_s(w, t)|`` of eq. (5) in the sets ``s`` (the manifold the ODE follows);
         the integrator's drift is measured with it, set changes by the events."""
         c = self._rows(s)
-        d1, _, v, _, _ = self._row_terms(t, theta, c)
+        d1, v, _, _ = self._row_terms(t, theta, c)
         return self._scaled(self._F_rows(theta, c, v * d1), c, v * d1)
 
     def _scaled(self, F, c: _Rows, vd1) -> float:
