@@ -880,6 +880,18 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
         ``"turning"`` and ``"jump"`` carry the fired indices (samples ``0..n-1``, then Lasso
         features ``n..n+d-1``, then the fold index). ``path.info`` adds ``n_restarts``
         (jump points), ``n_turning``, ``acs_iterations`` and ``jumps``.
+
+    Notes
+    -----
+    Cost. Each piece is one ``solve_ivp`` call, so the cost grows with the number of
+    breakpoints (hundreds on the benchmark problems; ``benchmarks/bench_gaga.py``). Per
+    piece the sets are fixed, so the rows of ``Z`` with ``v > 0`` and the moving
+    coordinates are extracted once (:class:`_Rows`); ``J`` is a small ``p x p`` matrix
+    assembled from them at every right-hand-side call. The conditions reassigned at a
+    turning point are lifted over a ``1e-8`` window after it (see :meth:`_GAGA.events`), so
+    that the next piece starts with a normal integration step rather than a ``1e-8`` one
+    (which cost ~6 steps, ~90 right-hand-side evaluations, per piece). Tolerances and the
+    located breakpoints are unchanged by both.
     """
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma, path=True)
     if kernel is not None:
