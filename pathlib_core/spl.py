@@ -55,6 +55,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg.lapack import dgesv as _gesv
 
 from ._validation import as_matrix, as_vector, check_choice, positive_scalar
 from .odepath import Update, follow_path
@@ -72,6 +73,9 @@ MODELS = ("lasso", "logistic")
 #: Regularizers supported by :func:`age_path` (``v*`` continuous in the loss).
 PATH_REGULARIZERS = ("linear", "mixture")
 
+#: window (relative to max(1, age)) and height of the lift of just-reassigned event
+#: conditions at a turning point (see _GAGA.events)
+_LIFT_WIDTH, _LIFT_HEIGHT = 1e-8, 1e-9
 _E, _M, _D = 0, 1, 2  # sample partition: easy (v = 1 or 1 - l/lam), mixed, difficult (v = 0)
 
 
@@ -466,12 +470,32 @@ def partial_optimum_residual(X, y, coef, intercept, age, *, model, regularizer, 
 
 # -- the age-path (GAGA) -----------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _State:
     part: np.ndarray                 # (n,) sample sets
     active: np.ndarray               # (p,) bool: coordinates that move
     signs: np.ndarray                # (p,) signs of active Lasso coefficients (0 elsewhere)
     n_neg: int = 0                   # number of negative eigenvalues of J on this piece
+    t0: float | None = None          # age at which a turning point installed this state
+    fresh: tuple = ()                # event components reassigned there (zero at t0)
+
+
+class _Rows:
+    """Per-state constants of the ODE (6): the samples with ``v > 0`` (D contributes
+    nothing to ``J``, ``F_lambda`` or ``F``), their rows of ``Z`` restricted to the moving
+    coordinates, and index arrays. Built once per piece instead of masking at every call."""
+
+    def __init__(self, m: _Model, s: _State, reg: str):
+        self.R = np.flatnonzero(s.part != _D)
+        self.A = np.flatnonzero(s.active)
+        self.ZR = np.ascontiguousarray(m.Z[self.R])
+        self.ZRA = np.ascontiguousarray(self.ZR[:, self.A])
+        self.absZRT = np.ascontiguousarray(np.abs(self.ZR).T)
+        self.yR = m.y[self.R]
+        self.penA = m.pen[self.A]
+        self.signsA = s.signs[self.A]
+        self.isM = s.part[self.R] == _M if reg == "mixture" else None
+        self.diag = np.diag_indices(self.A.size)
 
 
 class _GAGA:
@@ -484,6 +508,62 @@ class _GAGA:
         self._pending_kkt = False
         self._last_turn = None
         self.jumps: list[dict] = []
+        self._rows_state, self._rows_data = None, None
+        self._jac_key, self._jac_val = None, None
+
+    # per-state constants and the terms of (5)-(6) on the rows with v > 0
+    def _rows(self, s: _State) -> _Rows:
+        if s is not self._rows_state:
+            self._rows_state, self._rows_data = s, _Rows(self.m, s, self.reg)
+        return self._rows_data
+
+    def _row_terms(self, t, theta, c: _Rows, *, jac_weights: bool = False):
+        """``d1``, ``v``, ``dv/dlambda`` and ``W = v d2 + dv/dl d1^2`` (the weights of ``J``,
+        only with ``jac_weights``) on the rows ``c.R``: the values of :meth:`_terms`
+        without the zero rows of D."""
+        m = self.m
+        u = c.ZR @ theta
+        if m.name == "lasso":
+            r = u - c.yR
+            loss, d1, d2 = r * r / (2 * m.n), r / m.n, 1.0 / m.n
+        else:
+            mm = -c.yR * u
+            loss = m.C * np.logaddexp(0.0, mm)
+            sig = 0.5 * (1.0 + np.tanh(0.5 * mm))
+            d1, d2 = -m.C * c.yR * sig, m.C * sig * (1.0 - sig)
+        if self.reg == "linear":  # every row is in E: v = 1 - l / t, dv/dl = -1 / t
+            v = 1.0 - loss / t
+            vlam = loss / (t * t)
+            W = v * d2 - d1 * d1 / t if jac_weights else None
+        else:
+            isM = c.isM
+            sq = np.maximum(np.sqrt(loss), 1e-100)
+            g = self.gamma
+            v = np.where(isM, g / sq - g / t, 1.0)
+            vlam = np.where(isM, g / (t * t), 0.0)
+            W = v * d2 + np.where(isM, -0.5 * g / sq ** 3, 0.0) * d1 * d1 if jac_weights else None
+        return d1, v, vlam, W
+
+    def _jac_rows(self, t, theta, c: _Rows):
+        # the integrator evaluates rhs at each step's end and then the events at the same
+        # point: the last result is reused (read-only) when (t, theta, sets) repeat
+        key = self._jac_key
+        if key is not None and key[0] is c and key[1] == t and np.array_equal(key[2], theta):
+            return self._jac_val
+        d1, v, vlam, W = self._row_terms(t, theta, c, jac_weights=True)
+        J = (c.ZRA.T * W) @ c.ZRA
+        J[c.diag] += c.penA
+        out = (J, c.ZRA.T @ (vlam * d1), v * d1)
+        for a in out:
+            a.flags.writeable = False
+        self._jac_key, self._jac_val = (c, t, np.array(theta, copy=True)), out
+        return out
+
+    def _F_rows(self, theta, c: _Rows, vd1):
+        F = c.ZRA.T @ vd1 + c.penA * theta[c.A]
+        if self.m.name == "lasso":
+            F = F + self.m.alpha * c.signsA
+        return F
 
     # state helpers
     def state_from(self, theta, age) -> _State:
@@ -499,7 +579,7 @@ class _GAGA:
     def _with_inertia(self, s: _State, theta, age) -> _State:
         J, _ = self.jac(age, theta, s)
         n_neg = int(np.sum(np.linalg.eigvalsh(J) < 0)) if J.size else 0
-        return _State(s.part, s.active, s.signs, n_neg)
+        return _State(s.part, s.active, s.signs, n_neg, s.t0, s.fresh)
 
     def _terms(self, t, theta, s: _State):
         m = self.m
@@ -509,26 +589,27 @@ class _GAGA:
         return loss, d1, d2, v, vl, vlam
 
     def jac(self, t, theta, s: _State):
-        _, d1, d2, v, vl, vlam = self._terms(t, theta, s)
-        A = s.active
-        ZA = self.m.Z[:, A]
-        J = (ZA.T * (v * d2 + vl * d1 ** 2)) @ ZA + np.diag(self.m.pen[A])
-        Flam = ZA.T @ (vlam * d1)
+        J, Flam, _ = self._jac_rows(t, theta, self._rows(s))
         return J, Flam
 
     def rhs(self, t, theta, s: _State):
-        J, Flam = self.jac(t, theta, s)
+        c = self._rows(s)
         out = np.zeros_like(theta)
-        if Flam.size:
-            try:
-                out[s.active] = -np.linalg.solve(J, Flam)
-            except np.linalg.LinAlgError:
-                out[s.active] = -np.linalg.lstsq(J, Flam, rcond=None)[0]
+        if c.A.size:
+            J, Flam, _ = self._jac_rows(t, theta, c)
+            # LAPACK's gesv directly (np.linalg.solve costs 5x more on these p x p systems)
+            _, _, x, info = _gesv(J, Flam)
+            if info != 0:  # exactly singular J: least squares, as before
+                x = np.linalg.lstsq(J, Flam, rcond=None)[0]
+            out[c.A] = -x
         return out
 
-    def events(self, t, theta, s: _State):
+    def events(self, t, theta, s: _State, lift: bool = True):
         m = self.m
-        loss, d1, _, v, _, _ = self._terms(t, theta, s)
+        c = self._rows(s)
+        u = m.Z @ theta
+        loss = ((u - m.y) ** 2 / (2 * m.n) if m.name == "lasso"
+                else m.C * np.logaddexp(0.0, -m.y * u))
         if self.reg == "linear":
             g = np.where(s.part == _E, t - loss, loss - t) / t
         else:
@@ -536,14 +617,14 @@ class _GAGA:
             lo = t * self.gamma / (t + self.gamma)
             g = np.where(s.part == _E, lo - r,
                          np.where(s.part == _M, np.minimum(r - lo, t - r), r - t)) / t
+        J, _, vd1 = self._jac_rows(t, theta, c)
         if m.name == "lasso":
-            corr = m.Z.T @ (v * d1)
+            corr = c.ZR.T @ vd1
             scale = max(1.0, float(np.max(np.abs(theta))))
             gf = np.where(s.active, s.signs * theta / scale,
                           (m.alpha - np.abs(corr)) / m.alpha)
         else:
             gf = np.zeros(0)
-        J, _ = self.jac(t, theta, s)
         fold = 1.0
         if J.size:
             # an eigenvalue of J crossing zero (a fold of the smooth branch): the eigenvalues
@@ -555,7 +636,18 @@ class _GAGA:
                 fold = min(fold, ev[q] / scale - self.fold_tol)
             if q > 0:
                 fold = min(fold, -ev[q - 1] / scale - self.fold_tol)
-        return np.r_[g, gf, fold, -1.0 if self._pending_kkt else 1.0]
+        out = np.concatenate((g, gf, (fold, -1.0 if self._pending_kkt else 1.0)))
+        if lift and s.fresh and 0.0 <= t - s.t0 < (w := _LIFT_WIDTH * max(1.0, s.t0)):
+            # The conditions reassigned at the turning point t0 are zero there (to rounding)
+            # and grow with the age (_consistent checked it). A zero at a piece start makes
+            # follow_path begin with a 1e-8 step that grows tenfold per step (~6 steps per
+            # piece, most of the integration cost). A lift that falls linearly to zero over
+            # the same 1e-8 window keeps them positive just after t0 instead (rounding noise
+            # cannot fire them at t0), so the piece starts with a normal step; beyond the
+            # window the functions are exact, so a real decrease through zero is still found.
+            idx = np.asarray(s.fresh)
+            out[idx] += _LIFT_HEIGHT * (1.0 - (t - s.t0) / w)
+        return out
 
     def residual(self, t, theta, s: _State | None):
         """The partial-optimum certificate: stationarity with ``v = v*(l(w), t)``."""
@@ -565,15 +657,14 @@ class _GAGA:
     def state_residual(self, t, theta, s: _State):
         """``|F_s(w, t)|`` of eq. (5) in the sets ``s`` (the manifold the ODE follows);
         the integrator's drift is measured with it, set changes by the events."""
-        m = self.m
-        _, d1, _, v, _, _ = self._terms(t, theta, s)
-        A = s.active
-        F = m.Z[:, A].T @ (v * d1) + m.pen[A] * theta[A]
-        if m.name == "lasso":
-            F = F + m.alpha * s.signs[A]
-        scale = 1.0 + float(np.max(np.abs(m.Z).T @ np.abs(v * d1)))
-        if m.name == "lasso":
-            scale = max(scale, m.alpha)
+        c = self._rows(s)
+        d1, v, _, _ = self._row_terms(t, theta, c)
+        return self._scaled(self._F_rows(theta, c, v * d1), c, v * d1)
+
+    def _scaled(self, F, c: _Rows, vd1) -> float:
+        scale = 1.0 + float(np.max(c.absZRT @ np.abs(vd1), initial=0.0))
+        if self.m.name == "lasso":
+            scale = max(scale, self.m.alpha)
         return float(np.max(np.abs(F), initial=0.0)) / scale
 
     def record_residual(self, t, rec: SPLSolution):
@@ -582,13 +673,11 @@ class _GAGA:
 
     def correct(self, t, theta, s: _State):
         theta = theta.copy()
-        A = s.active
+        c = self._rows(s)
+        A = c.A
         for _ in range(20):
-            _, d1, _, v, _, _ = self._terms(t, theta, s)
-            F = self.m.Z[:, A].T @ (v * d1) + self.m.pen[A] * theta[A]
-            if self.m.name == "lasso":
-                F = F + self.m.alpha * s.signs[A]
-            J, _ = self.jac(t, theta, s)
+            J, _, vd1 = self._jac_rows(t, theta, c)
+            F = self._F_rows(theta, c, vd1)
             if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
                 break
             try:
@@ -651,7 +740,9 @@ class _GAGA:
                     _, d1, _, v, _, _ = self._terms(t, theta, s)
                     corr = self.m.Z[:, j] @ (v * d1)
                     active[j], signs[j] = True, -np.sign(corr)
-        return self._with_inertia(_State(part, active, signs), theta, t), theta
+        n_cond = n + (self.m.p if self.m.name == "lasso" else 0)  # samples, features
+        fresh = tuple(k for k in fired if k < n_cond)
+        return self._with_inertia(_State(part, active, signs, 0, t, fresh), theta, t), theta
 
     def _consistent(self, t, theta, s_new: _State, fired) -> bool:
         J, _ = self.jac(t, theta, s_new)
@@ -660,8 +751,8 @@ class _GAGA:
             if ev.min() <= self.fold_tol * ev.max():
                 return False
         h = 1e-7 * max(1.0, t)
-        g0 = self.events(t, theta, s_new)
-        g1 = self.events(t + h, theta + h * self.rhs(t, theta, s_new), s_new)
+        g0 = self.events(t, theta, s_new, lift=False)
+        g1 = self.events(t + h, theta + h * self.rhs(t, theta, s_new), s_new, lift=False)
         idx = np.asarray(fired)
         # every reassigned condition must hold (or become strictly true) as the age grows
         return bool(np.all((g1[idx] - g0[idx] > -1e-10 * h) | (g1[idx] > 1e-9)))
@@ -791,6 +882,18 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
         ``"turning"`` and ``"jump"`` carry the fired indices (samples ``0..n-1``, then Lasso
         features ``n..n+d-1``, then the fold index). ``path.info`` adds ``n_restarts``
         (jump points), ``n_turning``, ``acs_iterations`` and ``jumps``.
+
+    Notes
+    -----
+    Cost. Each piece is one ``solve_ivp`` call, so the cost grows with the number of
+    breakpoints (hundreds on the benchmark problems; ``benchmarks/bench_gaga.py``). Per
+    piece the sets are fixed, so the rows of ``Z`` with ``v > 0`` and the moving
+    coordinates are extracted once (:class:`_Rows`); ``J`` is a small ``p x p`` matrix
+    assembled from them at every right-hand-side call. The conditions reassigned at a
+    turning point are lifted over a ``1e-8`` window after it (see :meth:`_GAGA.events`), so
+    that the next piece starts with a normal integration step rather than a ``1e-8`` one
+    (which cost ~6 steps, ~90 right-hand-side evaluations, per piece). Tolerances and the
+    located breakpoints are unchanged by both.
     """
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma, path=True)
     if kernel is not None:

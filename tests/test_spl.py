@@ -236,6 +236,58 @@ def test_simultaneous_critical_points_do_not_stop_the_path():
         assert {i % 15 for i in e.indices} == {i % 15 for i in e.indices[: len(e.indices) // 2]}
 
 
+
+def _refire_data():
+    """Seed 922 of the duplicates test (mixture, gamma 0.5): feature 2 leaves the active set
+    at age ~0.1836 and its just-reassigned condition fires again at ~0.2013 in the same
+    piece (found when the start-of-piece handling of reassigned conditions changed)."""
+    rng = np.random.default_rng(922)
+    X = rng.normal(size=(25, 3))
+    X = np.vstack([X, X[:1]])
+    y = X[:, 0] - 0.5 * X[:, 1] + rng.normal(scale=0.5, size=X.shape[0])
+    y[-1] = y[0]
+    y[1:4] = y[1]
+    return X, y
+
+
+def test_reassigned_condition_that_fires_again_in_the_next_piece():
+    X, y = _refire_data()
+    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.02,
+                        age_min=0.05, age_max=2.0)
+    assert path.breakpoints[-1] == 2.0
+    feat2 = [e for e in path.events if e.indices == (X.shape[0] + 2,)]
+    # leaves at ~0.1836 (turning), re-enters at ~0.2013 (turning): neither is a restart
+    ages = [e.param for e in feat2]
+    assert any(abs(a - 0.18362) < 1e-4 for a in ages)
+    assert any(abs(a - 0.20129) < 1e-4 for a in ages)
+    assert all(e.kind == "turning" for e in feat2 if 0.18 < e.param < 0.21)
+    for age in np.linspace(0.1837, 0.2012, 7):
+        sol = path.at(age)
+        assert spl.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
+                                            regularizer="mixture", gamma=0.5,
+                                            alpha=0.02) <= 1e-9
+        # the feature is out of the model in between: an exact zero, not a small value
+        assert sol.coef[2] == 0.0
+
+
+def test_event_lift_after_a_turning_point_is_local():
+    """The reassigned conditions are lifted only in a 1e-8 window after the turning point
+    (so that the next piece starts with a normal step); elsewhere the events are exact."""
+    X, y = _lasso_data()
+    m = spl._Model("lasso", X, y, alpha=0.05)
+    g = spl._GAGA(m, "linear", None, 1e-6, (1e-3,))
+    age = 0.5
+    theta = spl.acs(X, y, age, model="lasso", regularizer="linear", alpha=0.05).coef
+    s0 = g.state_from(theta, age)
+    s = spl._State(s0.part, s0.active, s0.signs, s0.n_neg, age, (0, 3))
+    exact = g.events(age, theta, s, lift=False)
+    lifted = g.events(age, theta, s)
+    assert np.all(lifted[[0, 3]] > exact[[0, 3]])
+    np.testing.assert_array_equal(np.delete(lifted, [0, 3]), np.delete(exact, [0, 3]))
+    t1 = age * (1 + 2 * spl._LIFT_WIDTH)
+    np.testing.assert_array_equal(g.events(t1, theta, s), g.events(t1, theta, s, lift=False))
+
+
 # -- ACS and estimators ------------------------------------------------------------------------
 
 def test_acs_reports_non_convergence():
