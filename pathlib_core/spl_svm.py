@@ -74,6 +74,7 @@ __all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_weighted_fit",
            "svm_partial_optimum_residual", "SelfPacedSVC"]
 
 _N, _Z, _P, _M, _D = 0, 1, 2, 3, 4  # sample sets: E_N, E_Z, E_P, M (mixture), D
+_ZERO_EIG = 1e-9  # |eig J| below this (relative) is a structural zero (exact degeneracy)
 
 
 @dataclass
@@ -115,8 +116,11 @@ def _kernel(X, kernel):
 class _SVM:
     """The weighted SVM dual for one data set, kernel and ``C``."""
 
-    def __init__(self, K, y, C, regularizer, gamma):
+    def __init__(self, K, y, C, regularizer, gamma, mult=None):
         self.K, self.y, self.C = K, y, C
+        # a row standing for m identical samples (same x, same y) has the bound m C v
+        self.m = np.ones(y.size) if mult is None else np.asarray(mult, float)
+        self.Cv = C * self.m
         self.Q = (y[:, None] * K) * y[None, :]
         self.n = y.size
         self.reg, self.gamma = regularizer, gamma
@@ -140,7 +144,7 @@ class _SVM:
         ``|y' alpha|``, both divided by ``1 + C max|Q|``.
         """
         a = z[:-1]
-        r = a - np.clip(a + self.g(z), 0.0, self.C * v)
+        r = a - np.clip(a + self.g(z), 0.0, self.Cv * v)
         return max(float(np.max(np.abs(r))), abs(float(self.y @ a))) / self.qscale
 
     def certificate(self, z, age) -> float:
@@ -149,7 +153,7 @@ class _SVM:
 
     def weighted_fit(self, v, z0=None):
         """Solve the weighted dual exactly (active set); returns ``z = (alpha, b)``."""
-        ub = self.C * np.asarray(v, float)
+        ub = self.Cv * np.asarray(v, float)
         warm = None if z0 is None else np.clip(z0[:-1], 0.0, ub)
         if warm is not None and abs(float(self.y @ warm)) > 1e-12 * max(1.0, self.C):
             warm = None
@@ -211,7 +215,8 @@ class _SVM:
 @dataclass(frozen=True)
 class _State:
     part: np.ndarray
-    n_neg: int = 0
+    n_neg: int = 0    # negative eigenvalues of J on this piece
+    n_zero: int = 0   # structural zero eigenvalues (duplicates, a low-rank kernel)
 
 
 class _SVMGAGA:
@@ -235,15 +240,16 @@ class _SVMGAGA:
         """Values of the dual variables not in ``F`` (0, or ``C`` on ``E_P`` (mixture))."""
         a = np.zeros(self.s.n)
         if self.s.reg == "mixture":
-            a[st.part == _P] = self.s.C
+            a[st.part == _P] = self.s.Cv[st.part == _P]
         return a
 
     def state_from(self, z, t) -> _State:
         return self._with_inertia(_State(self.s.partition(z, t)), z, t)
 
     def _with_inertia(self, st: _State, z, t) -> _State:
-        J = self.jac(t, z, st)
-        return _State(st.part, int(np.sum(np.linalg.eigvalsh(J) < 0)))
+        w = np.linalg.eigvalsh(self.jac(t, z, st))
+        tiny = _ZERO_EIG * max(float(np.max(np.abs(w))), 1e-300)
+        return _State(st.part, int(np.sum(w < -tiny)), int(np.sum(np.abs(w) <= tiny)))
 
     def _d(self, t, z, st, F):
         """The diagonal ``d_F`` of ``J`` and the (scaled) equations' pieces."""
@@ -251,11 +257,11 @@ class _SVMGAGA:
         part = st.part[F]
         d = np.zeros(F.size)
         if s.reg == "linear":
-            d[part == _P] = t / s.C ** 2
+            d[part == _P] = t / (s.C * s.Cv[F[part == _P]])
         else:
             m = part == _M
             loss = np.maximum(s.losses(z)[F[m]], 1e-300)
-            d[m] = 2.0 * loss ** 1.5 / (s.C ** 2 * s.gamma)
+            d[m] = 2.0 * loss ** 1.5 / (s.C * s.Cv[F[m]] * s.gamma)
         return d
 
     def system(self, t, z, st: _State):
@@ -272,15 +278,17 @@ class _SVMGAGA:
         if s.reg == "linear":
             p = part == _P
             # alpha_i = C (1 - C g_i / t)  <=>  -g_i + t / C - t alpha_i / C^2 = 0
-            r[p] = -gF[p] + t / s.C - t * a[F[p]] / s.C ** 2
-            dlam[1:][p] = 1.0 / s.C - a[F[p]] / s.C ** 2
+            cp = s.C * s.Cv[F[p]]
+            r[p] = -gF[p] + t / s.C - t * a[F[p]] / cp
+            dlam[1:][p] = 1.0 / s.C - a[F[p]] / cp
         else:
             m = part == _M
             loss = np.maximum(s.C * gF[m], 1e-300)
-            c = s.C ** 2 * s.gamma / (2.0 * loss ** 1.5)
+            cm = s.Cv[F[m]]
+            c = s.C * cm * s.gamma / (2.0 * loss ** 1.5)
             # alpha_i = C gamma (l^-1/2 - 1/t), divided by -c_i (c_i = d v-term / d g)
-            r[m] = -(a[F[m]] - s.C * s.gamma / np.sqrt(loss) + s.C * s.gamma / t) / c
-            dlam[1:][m] = (s.C * s.gamma / t ** 2) / c
+            r[m] = -(a[F[m]] - cm * s.gamma / np.sqrt(loss) + cm * s.gamma / t) / c
+            dlam[1:][m] = (cm * s.gamma / t ** 2) / c
         res[1:] = r
         return res, dlam, F
 
@@ -305,10 +313,14 @@ class _SVMGAGA:
     def rhs(self, t, z, st: _State):
         _, dlam, F = self.system(t, z, st)
         J = self.jac(t, z, st)
-        try:
-            du = -np.linalg.solve(J, dlam)
-        except np.linalg.LinAlgError:
-            du = -np.linalg.lstsq(J, dlam, rcond=None)[0]
+        du = None
+        if st.n_zero == 0:
+            try:
+                du = -np.linalg.solve(J, dlam)
+            except np.linalg.LinAlgError:
+                du = None
+        if du is None:  # singular but consistent (dual degeneracy): minimum-norm direction
+            du = -np.linalg.lstsq(J, dlam, rcond=_ZERO_EIG)[0]
         out = np.zeros_like(z)
         out[-1] = du[0]
         out[:-1][F] = du[1:]
@@ -321,9 +333,6 @@ class _SVMGAGA:
     def residual(self, t, z, st=None) -> float:
         return self.s.certificate(z, t)
 
-    def record_residual(self, t, rec: SVMSolution) -> float:
-        return self.s.certificate(np.r_[rec.alpha, rec.intercept], t)
-
     def events(self, t, z, st: _State):
         s = self.s
         g = s.g(z)
@@ -334,7 +343,7 @@ class _SVMGAGA:
         gs = g  # g is O(1) (margins), alpha is O(C)
         ev[part == _N] = -gs[part == _N]
         zz = part == _Z
-        ev[zz] = np.minimum(a[zz], s.C - a[zz]) / s.C
+        ev[zz] = np.minimum(a[zz], s.Cv[zz] - a[zz]) / s.Cv[zz]
         if s.reg == "linear":
             p = part == _P
             ev[p] = np.minimum(gs[p], (t - loss[p]) / t)
@@ -352,8 +361,8 @@ class _SVMGAGA:
         w = np.linalg.eigvalsh(J)
         scale = max(float(np.max(np.abs(w))), 1e-300)
         q = st.n_neg
-        if q < w.size:
-            fold = min(fold, w[q] / scale - self.fold_tol)
+        if q + st.n_zero < w.size:  # the structural zeros sit between the two groups
+            fold = min(fold, w[q + st.n_zero] / scale - self.fold_tol)
         if q > 0:
             fold = min(fold, -w[q - 1] / scale - self.fold_tol)
         return np.r_[ev, fold, -1.0 if self._pending_kkt else 1.0]
@@ -402,7 +411,7 @@ class _SVMGAGA:
             if part[i] == _N:
                 part[i] = _Z
             elif part[i] == _Z:
-                part[i] = _N if a[i] < 0.5 * s.C else _P
+                part[i] = _N if a[i] < 0.5 * s.Cv[i] else _P
             elif part[i] == _P:
                 if s.reg == "linear":
                     part[i] = _Z if g[i] < 0.5 * t / s.C else _D
@@ -428,8 +437,15 @@ class _SVMGAGA:
     def _consistent(self, t, z, st: _State, fired) -> bool:
         J = self.jac(t, z, st)
         w = np.abs(np.linalg.eigvalsh(J))
-        if w.min() <= self.fold_tol * w.max():
+        # no eigenvalue near a fold; exact (structural) zeros are allowed when the ODE's
+        # right-hand side lies in the range of J (checked below)
+        if np.any((w > _ZERO_EIG * w.max()) & (w <= self.fold_tol * w.max())):
             return False
+        if st.n_zero:
+            _, dlam, _ = self.system(t, z, st)
+            du = np.linalg.lstsq(J, dlam, rcond=_ZERO_EIG)[0]
+            if np.max(np.abs(J @ du - dlam)) > 1e-9 * max(1.0, float(np.max(np.abs(dlam)))):
+                return False
         if self.state_residual(t, z, st) > 1e-9:
             return False
         h = 1e-7 * max(1.0, t)
@@ -597,7 +613,12 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
         raise ValueError(f"age_min must be < age_max; got {age_min} >= {age_max}")
     fold_tol = positive_scalar(fold_tol, "fold_tol")
     t0 = time.perf_counter()
-    svm = _SVM(K, y, C, regularizer, gamma)
+    # identical samples (same x and y) always share g, loss and v: trace one row per group
+    # with the bound m C v (otherwise their dual variables are not unique and J is singular)
+    _, first, inv, mult = np.unique(np.c_[X, y], axis=0, return_index=True,
+                                    return_inverse=True, return_counts=True)
+    inv = inv.ravel()
+    svm = _SVM(K[np.ix_(first, first)], y[first], C, regularizer, gamma, mult)
     g = _SVMGAGA(svm, fold_tol, (1e-3, 1e-6, 1e-2))
     z0 = svm.weighted_fit(np.ones(svm.n))
     z0, k0, ok = _acs_newton(g, age_min, z0, max_iter=1000)
@@ -607,23 +628,27 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
     if r0 > 1e-10:
         raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "
                            f"{'converged' if ok else 'did not converge'}, residual {r0:.3g}")
-    Xc = X
-
     def record(t, z, st):
         rec = g.record(t, z, st)
-        if is_linear:
-            rec.coef = Xc.T @ rec.dual_coef
-        return rec
+        alpha = rec.alpha[inv] / mult[inv]  # each copy carries an equal share
+        dual = alpha * y
+        return SVMSolution(X.T @ dual if is_linear else None, dual, rec.intercept,
+                           rec.weights[inv], alpha)
+
+    def record_residual(t, rec):
+        return svm.certificate(np.r_[np.bincount(inv, rec.alpha, first.size), rec.intercept],
+                               t)
 
     path = follow_path(z0, (age_min, age_max), rhs=g.rhs, events=g.events, update=g.update,
                        residual=g.state_residual, correct=g.correct,
-                       record_residual=g.record_residual, record=record,
+                       record_residual=record_residual, record=record,
                        state=g.state_from(z0, age_min), rtol=rtol, atol=atol,
                        drift_tol=drift_tol, max_events=max_events, param_name="age")
     path.info.update(n_turning=sum(1 for e in path.events if e.kind == "turning"),
                      acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks, jumps=g.jumps,
                      model="svm", regularizer=regularizer, gamma=gamma, C=C,
                      kernel="linear" if is_linear else repr(kernel),
+                     n_duplicates=int(X.shape[0] - first.size),
                      wall_time_total=time.perf_counter() - t0)
     return path
 
