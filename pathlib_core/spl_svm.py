@@ -58,6 +58,7 @@ fold) is a jump point re-solved by warm alternate convex search (Algorithm 3, Ap
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass
@@ -260,7 +261,7 @@ class _SVMGAGA:
             d[part == _P] = t / (s.C * s.Cv[F[part == _P]])
         else:
             m = part == _M
-            loss = np.maximum(s.losses(z)[F[m]], 1e-300)
+            loss = np.maximum(s.losses(z)[F[m]], 1e-100)
             d[m] = 2.0 * loss ** 1.5 / (s.C * s.Cv[F[m]] * s.gamma)
         return d
 
@@ -283,7 +284,7 @@ class _SVMGAGA:
             dlam[1:][p] = 1.0 / s.C - a[F[p]] / cp
         else:
             m = part == _M
-            loss = np.maximum(s.C * gF[m], 1e-300)
+            loss = np.maximum(s.C * gF[m], 1e-100)  # M has l > 0; guards Newton trials
             cm = s.Cv[F[m]]
             c = s.C * cm * s.gamma / (2.0 * loss ** 1.5)
             # alpha_i = C gamma (l^-1/2 - 1/t), divided by -c_i (c_i = d v-term / d g)
@@ -462,13 +463,28 @@ class _SVMGAGA:
             self._pending_kkt = False
             self.jumps.append({"age": t, "reason": "kkt", **info})
             return Update(self.state_from(z, t), z, "jump", dict(info, reason="kkt"))
+        # fired again at the same age right after a reassignment: only proper subsets
         again = self._last_turn is not None and self._last_turn[0] == t and bool(
             set(fired) & self._last_turn[1])
-        if n not in fired and not again:
-            st_new, z_new = self._switch(t, z, st, fired)
-            if self._consistent(t, z_new, st_new, fired):
-                self._last_turn = (t, set(fired))
-                return Update(st_new, z_new, "turning", info)
+        if n not in fired:
+            # all violators reassigned together (the paper's heuristic); on degenerate data
+            # (several margin points on one hyperplane, a swap at one age) a subset may be
+            # the consistent choice: proper subsets are tried next, largest first
+            samples = [k for k in fired if k < n]
+            options = [] if again else [samples]
+            if again or 2 <= len(samples) <= 6:
+                options += [list(c) for r in range(len(samples) - 1, 0, -1)
+                            for c in itertools.combinations(samples, r)]
+            for move in options:
+                st_new, z_new = self._switch(t, z, st, move)
+                if again and np.array_equal(st_new.part, st.part):
+                    continue
+                if self._consistent(t, z_new, st_new, fired):
+                    self._last_turn = (t, set(fired))
+                    info = dict(info, moved=move) if move != samples else info
+                    return Update(st_new, z_new, "turning", info)
+        # an index that fires again at the same age right after its reassignment, with no
+        # consistent subset, means neither side continues: restart (jump point)
         self._last_turn = None
         return self._jump(t, z, info)
 
@@ -482,11 +498,20 @@ class _SVMGAGA:
             if self.s.certificate(z2, t) > 1e-10:
                 z2, k2, _ = _acs_newton(self, t, z1)
                 self.n_acs_iter += k2
-            if self.s.certificate(z2, t) <= 1e-10 and np.max(np.abs(z2 - z)) > 1e-8 * scale:
+            if self.s.certificate(z2, t) > 1e-10:
+                continue
+            if np.max(np.abs(z2 - z)) > 1e-8 * scale:
                 info = dict(info, delta=delta, acs_iterations=k1, acs_converged=ok1,
                             jump_size=float(np.max(np.abs(z2 - z))))
                 self.jumps.append({"age": t, **info})
                 return Update(self.state_from(z2, t), z2, "jump", info)
+            # the same solution: a degenerate turning point (dependent margin points) whose
+            # continuation the sets of the ACS solution just after t describe
+            st1 = self._with_inertia(_State(self.s.partition(z1, t1)), z2, t)
+            if (self.state_residual(t, z2, st1) <= 1e-9
+                    and self._consistent(t, z2, st1, info["fired"])):
+                self._last_turn = (t, set(info["fired"]))
+                return Update(st1, z2, "turning", dict(info, resolved_by_acs=True))
         raise RuntimeError(f"svm age_path: no continuation found at age={t:.10g}: the "
                            "reassigned sets are inconsistent and warm ACS found no new branch")
 
@@ -624,6 +649,10 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
     z0, k0, ok = _acs_newton(g, age_min, z0, max_iter=1000)
     g.n_acs_iter += k0
     z0 = g.correct_quiet(age_min, z0, g.state_from(z0, age_min))
+    if np.unique(svm.y[svm.v(z0, age_min) > 0]).size < 2:
+        raise ValueError(f"age_min={age_min} is too small: the partial optimum found there "
+                         "keeps samples of one class only (w = 0 and the intercept is not "
+                         "unique); start at a larger age")
     r0 = svm.certificate(z0, age_min)
     if r0 > 1e-10:
         raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "
