@@ -16,6 +16,7 @@ Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
 - :mod:`pathlib_core.pdgdp`     -- PDGDP: critical regions of the SVM dual, latent-SVM
   training (Algorithm 1) and gradient model selection (Algorithm 2)
 - :mod:`pathlib_core.spl`       -- self-paced learning: SP-regularizers, ACS, the GAGA age-path
+- :mod:`pathlib_core.spl_svm`   -- the self-paced SVM age-path (Proposition 1) and SelfPacedSVC
 """
 
 from importlib import import_module
@@ -24,7 +25,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting", "results",
-    "svm", "lasso", "runner", "pdgdp", "spl",
+    "svm", "lasso", "runner", "pdgdp", "spl", "spl_svm",
 }
 
 __all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]
