@@ -71,7 +71,7 @@ from .odepath import Update, follow_path
 from .qp import solve_qp
 from .spl import PATH_REGULARIZERS, _check_reg, sp_weights
 
-__all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_weighted_fit",
+__all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_acs_path", "svm_weighted_fit",
            "svm_partial_optimum_residual", "SelfPacedSVC"]
 
 _N, _Z, _P, _M, _D = 0, 1, 2, 3, 4  # sample sets: E_N, E_Z, E_P, M (mixture), D
@@ -592,6 +592,24 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=
     z = svm.weighted_fit(np.ones(svm.n))
     z, k, ok = _acs_newton(g, age, z, max_iter=max_iter, tol=tol)
     return z[:-1], float(z[-1]), svm.v(z, age), k, ok
+
+
+def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
+                 tol=1e-11):
+    """ACS on a grid of ages, each warm-started from the previous solution (the baseline);
+    returns a list of ``(alpha, b, v, n_iter, converged)``."""
+    ages = as_vector(ages, "ages")
+    if ages.size == 0 or np.any(ages <= 0):
+        raise ValueError("ages must be a non-empty array of positive values")
+    X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
+    svm = _SVM(K, y, C, regularizer, gamma)
+    g = _SVMGAGA(svm, 1e-6, ())
+    z = svm.weighted_fit(np.ones(svm.n))
+    out = []
+    for a in ages:
+        z, k, ok = _acs_newton(g, float(a), z, max_iter=max_iter, tol=tol)
+        out.append((z[:-1].copy(), float(z[-1]), svm.v(z, float(a)), k, ok))
+    return out
 
 
 def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: float = 1.0,

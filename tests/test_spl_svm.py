@@ -19,6 +19,7 @@ from pathlib_core.qp import solve_qp_cvxpy
 from pathlib_core.spl_svm import (
     SelfPacedSVC,
     svm_acs,
+    svm_acs_path,
     svm_age_path,
     svm_partial_optimum_residual,
     svm_weighted_fit,
@@ -154,6 +155,19 @@ def test_acs_reaches_a_certified_partial_optimum():
     gap, _, dv = _independent_check(linear_kernel(X), y, 1.0,
                                     _Sol(alpha * y, b, v), 1.5, "linear", None)
     assert gap <= 1e-7 and dv <= 1e-12
+
+
+def test_acs_path_warm_grid_is_certified():
+    X, y = _data(n=40, seed=2)
+    grid = [2.5, 3.0, 3.5]
+    runs = svm_acs_path(X, y, grid, regularizer="mixture", gamma=1.0, kernel=RBF)
+    for (alpha, b, v, _, ok), a in zip(runs, grid, strict=True):
+        assert ok
+        gap, _, dv = _independent_check(RBF(X), y, 1.0, _Sol(alpha * y, b, v), a, "mixture",
+                                        1.0)
+        assert gap <= 1e-7 and dv <= 1e-12
+    with pytest.raises(ValueError, match="ages"):
+        svm_acs_path(X, y, [1.0, -1.0], regularizer="linear")
 
 
 class _Sol:
