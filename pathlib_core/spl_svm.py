@@ -719,7 +719,8 @@ class SelfPacedSVC:
     gamma : float, optional
         Mixture parameter.
     age_min, age_max : float
-        The age range traced.
+        The age range traced (default 2.5 to 20 with ``C = 1``: below about ``2 C`` ACS can
+        end at the trivial partial optimum that drops a whole class, reported as an error).
     validation_fraction : float
         Held-out share of ``(X, y)`` when no ``X_val`` is given.
     n_eval_per_piece : int
@@ -728,7 +729,7 @@ class SelfPacedSVC:
     """
 
     def __init__(self, C: float = 1.0, *, kernel=None, regularizer: str = "linear",
-                 gamma: float | None = None, age_min: float = 0.1, age_max: float = 20.0,
+                 gamma: float | None = None, age_min: float = 2.5, age_max: float = 20.0,
                  validation_fraction: float = 0.25, n_eval_per_piece: int = 8,
                  random_state: int = 0):
         self.C = C
