@@ -671,6 +671,11 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
         raise ValueError(f"age_min={age_min} is too small: the partial optimum found there "
                          "keeps samples of one class only (w = 0 and the intercept is not "
                          "unique); start at a larger age")
+    if np.max(np.abs(svm.Q @ z0[:-1])) <= 1e-9 * max(1.0, float(np.max(np.abs(svm.Q)))):
+        raise ValueError(f"age_min={age_min}: the partial optimum found there has w = 0 (every "
+                         "decision value equals the intercept, e.g. the unweighted SVM already "
+                         "predicts one class); its dual is degenerate and has no unique path: "
+                         "use a larger C or a larger age_min")
     r0 = svm.certificate(z0, age_min)
     if r0 > 1e-10:
         raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "

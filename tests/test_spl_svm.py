@@ -285,6 +285,18 @@ def test_bad_input(kwargs, match):
         spl.age_path(X, y, **args)
 
 
+def test_start_at_w_zero_is_reported():
+    """Found by exploration: with 30% flipped labels on 40 points the unweighted SVM (C = 1)
+    is w = 0, b = -1; the dual at that start is massively degenerate."""
+    rng = np.random.default_rng(1024)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, 1.0, -1.0)
+    y = np.where(rng.random(40) < 0.3, -y, y)
+    y[:2] = [1, -1]
+    with pytest.raises(ValueError, match="w = 0"):
+        svm_age_path(X, y, regularizer="linear", age_min=2.5, age_max=20.0)
+
+
 def test_bad_input_helpers_and_estimator():
     X, y = _data(n=20)
     with pytest.raises(ValueError, match="v"):
