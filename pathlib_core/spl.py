@@ -45,7 +45,8 @@ Models (losses as in the paper):
 - ``"logistic"``: ``l_i(w, b) = C log(1 + exp(-y_i (x_i'w + b)))``, ``R = ||w||^2 / 2``,
   free intercept (eq. 24).
 
-The SVM of eq. (7) (hinge loss) is **not implemented** in this module yet.
+The SVM of eq. (7) (hinge loss, linear or RBF kernel; Proposition 1) lives in
+:mod:`pathlib_core.spl_svm`; ``age_path(model="svm")`` dispatches to it.
 """
 
 from __future__ import annotations
@@ -355,7 +356,8 @@ class ACSResult:
 def _validate(X, y, model, regularizer, alpha, C, gamma, path=False):
     check_choice(model, "model", MODELS + ("svm",))
     if model == "svm":
-        raise NotImplementedError("model='svm' (Proposition 1) is not implemented yet")
+        raise NotImplementedError("model='svm': use age_path(model='svm') or "
+                                  "pathlib_core.spl_svm (svm_acs, svm_weighted_fit)")
     check_choice(regularizer, "regularizer", PATH_REGULARIZERS if path else REGULARIZERS)
     X = as_matrix(X, "X")
     if model == "logistic":
@@ -861,19 +863,21 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     X : array_like (n, d)
     y : array_like (n,)
         Response (lasso) or labels in {-1, +1} (logistic).
-    model : {"lasso", "logistic"}
-        ``"svm"`` (Proposition 1) is not implemented and raises ``NotImplementedError``.
+    model : {"lasso", "logistic", "svm"}
+        ``"svm"`` (eq. 7, Proposition 1) is traced by
+        :func:`pathlib_core.spl_svm.svm_age_path` (``path.at(age)`` is then an
+        :class:`~pathlib_core.spl_svm.SVMSolution`).
     regularizer : {"linear", "mixture"}
     age_min, age_max : float
         ``0 < age_min < age_max``.
     alpha : float
         Lasso penalty (eq. 10).
     C : float
-        Logistic loss weight (eq. 24), default 1.
+        Logistic or hinge loss weight (eqs. 24, 7), default 1.
     gamma : float
         Mixture regularizer parameter (> 0).
-    kernel : None
-        Reserved for the SVM.
+    kernel : None, "linear" or pathlib_core.kernels.Kernel
+        SVM only (default linear).
 
     Returns
     -------
@@ -895,6 +899,13 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     (which cost ~6 steps, ~90 right-hand-side evaluations, per piece). Tolerances and the
     located breakpoints are unchanged by both.
     """
+    if model == "svm":  # Proposition 1: pathlib_core.spl_svm
+        if alpha is not None:
+            raise ValueError("alpha is only used by model='lasso'; got alpha for model='svm'")
+        from .spl_svm import svm_age_path
+        return svm_age_path(X, y, regularizer=regularizer, age_min=age_min, age_max=age_max,
+                            C=C, gamma=gamma, kernel=kernel, rtol=rtol, atol=atol,
+                            drift_tol=drift_tol, fold_tol=fold_tol, max_events=max_events)
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma, path=True)
     if kernel is not None:
         raise ValueError("kernel is only used by model='svm'; got a kernel for "

@@ -363,8 +363,7 @@ def test_bad_input_acs_and_weights():
     with pytest.raises(ValueError, match="age"):
         spl.sp_weights([1.0], 2.0, regularizer="log")
     with pytest.raises(NotImplementedError, match="svm"):
-        spl.age_path(X, np.sign(y) + (y == 0), model="svm", regularizer="linear",
-                     age_min=0.5, age_max=2.0)
+        spl.acs(X, np.sign(y) + (y == 0), 1.0, model="svm", regularizer="linear")
 
 
 def test_logistic_age_min_without_partial_optimum_is_reported():

@@ -1,0 +1,806 @@
+r"""Self-paced SVM and its exact age-path (Proposition 1 of Qu, Li, Zhao and Gu, NeurIPS 2022).
+
+The self-paced support vector classifier minimizes over ``(w, b)`` and ``v in [0, 1]^n``
+
+.. math::
+
+    \tfrac12 \|w\|_{\mathcal H}^2 + \sum_{i=1}^n \bigl[ v_i \, \ell_i(w, b) + f(v_i, \lambda)
+    \bigr], \qquad \ell_i = C \max\{0, g_i\}, \quad g_i = 1 - y_i(\langle \phi(x_i), w\rangle
+    + b)                                                                              \qquad (7)
+
+with a self-paced regularizer ``f`` (linear or mixture, :func:`pathlib_core.spl.sp_weights`).
+For fixed ``v`` this is the weighted SVM; its dual is the box QP
+
+.. math::
+
+    \min_\alpha \tfrac12 \alpha^\top Q \alpha - \mathbf 1^\top \alpha \quad \text{s.t.} \quad
+    0 \le \alpha_i \le C v_i, \quad y^\top \alpha = 0, \qquad Q = \mathrm{diag}(y) K
+    \mathrm{diag}(y),
+
+and ``w = sum_i alpha_i y_i phi(x_i)``, ``g = 1 - Q alpha - y b`` (eq. 21 of Appendix B.4,
+``alpha = C v * t``). A *partial optimum* at age ``lambda`` is a dual pair ``(alpha, b)`` that
+is a KKT point of the weighted dual with the weights ``v = v*(l(alpha, b), lambda)`` of its own
+losses; :func:`svm_partial_optimum_residual` measures this certificate.
+
+Sample sets (Section 4.1). The paper splits the easy set ``E`` by the sign of ``g``:
+
+========  ===================================  =========================================
+set       condition                            dual variable
+========  ===================================  =========================================
+``E_N``   ``g_i < 0``                          ``alpha_i = 0``
+``E_Z``   ``g_i = 0``                          ``0 <= alpha_i <= C`` (free)
+``E_P``   ``0 < g_i``, ``v_i`` on its E branch  ``alpha_i = C v_i`` (linear:
+                                               ``C (1 - C g_i / lambda)``; mixture: ``C``)
+``M``     mixture only: interior branch        ``alpha_i = C (gamma / sqrt(l_i) - gamma /
+                                               lambda)``
+``D``     ``l_i >= lambda``                    ``alpha_i = 0``
+========  ===================================  =========================================
+
+On a piece where the sets stay fixed, ``(alpha_F, b)`` with ``F = E_Z + E_P`` (linear) or
+``F = E_Z + M`` (mixture) solves a smooth system ``F(alpha, b, lambda) = 0``; the implicit
+function theorem gives the ODEs (8) (linear) and (9) (mixture). We scale the rows of the
+``E_P`` / ``M`` equations so that the Jacobian is the *symmetric* saddle matrix
+
+.. math::
+
+    J = \begin{pmatrix} 0 & y_F^\top \\ y_F & Q_{FF} - \mathrm{diag}(d_F) \end{pmatrix},
+    \qquad d_i = 0 \ (E_Z), \quad d_i = \lambda / C^2 \ (E_P, \text{linear}), \quad
+    d_i = 2 \ell_i^{3/2} / (C^2 \gamma) \ (M),
+
+(the paper's matrices in (8) / (9), rows scaled), so that its inertia can be tracked: an
+eigenvalue of ``J`` crossing zero is a fold of the branch, i.e. a jump point. Critical points
+are sign changes of ``g_i`` (``E_N``/``E_Z``/``E_P``), ``alpha_i`` reaching ``0`` or ``C`` in
+``E_Z``, the set thresholds of ``v*``, and folds. The path is integrated with
+:func:`pathlib_core.odepath.follow_path` and Newton-corrected on the system itself; all
+violators at a critical point are reassigned together, and an inconsistent reassignment (or a
+fold) is a jump point re-solved by warm alternate convex search (Algorithm 3, Appendix C.1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import as_binary_labels, as_matrix, as_vector, positive_scalar
+from .kernels import Kernel, linear_kernel
+from .odepath import Update, follow_path
+from .qp import solve_qp
+from .spl import PATH_REGULARIZERS, _check_reg, sp_weights
+
+__all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_acs_path", "svm_weighted_fit",
+           "svm_partial_optimum_residual", "SelfPacedSVC"]
+
+_N, _Z, _P, _M, _D = 0, 1, 2, 3, 4  # sample sets: E_N, E_Z, E_P, M (mixture), D
+_ZERO_EIG = 1e-9  # |eig J| below this (relative) is a structural zero (exact degeneracy)
+
+
+@dataclass
+class SVMSolution:
+    """A point of the SVM age-path.
+
+    Attributes
+    ----------
+    coef : ndarray (d,) or None
+        ``w = X' (alpha * y)`` for the linear kernel; ``None`` for other kernels.
+    dual_coef : ndarray (n,)
+        ``alpha * y``: the decision function is ``K(x, X) @ dual_coef + intercept``.
+    intercept : float
+    weights : ndarray (n,)
+        The sample weights ``v = v*(l, age)`` on the branch of the current sets.
+    alpha : ndarray (n,)
+        The dual variables (``0 <= alpha <= C v``).
+    """
+
+    coef: np.ndarray | None
+    dual_coef: np.ndarray
+    intercept: float
+    weights: np.ndarray
+    alpha: np.ndarray
+
+
+def _kernel(X, kernel):
+    if kernel is None or (isinstance(kernel, str) and kernel == "linear"):
+        return linear_kernel(X), True
+    if isinstance(kernel, Kernel):
+        if kernel.name == "precomputed":
+            raise ValueError("kernel: a precomputed kernel is not supported; pass X and a "
+                             "Kernel such as kernel_from_name('rbf', gamma=...)")
+        return kernel(X), kernel.name == "linear"
+    raise ValueError("kernel must be None, 'linear' or a pathlib_core.kernels.Kernel (e.g. "
+                     f"kernel_from_name('rbf', gamma=0.5)); got {kernel!r}")
+
+
+class _SVM:
+    """The weighted SVM dual for one data set, kernel and ``C``."""
+
+    def __init__(self, K, y, C, regularizer, gamma, mult=None):
+        self.K, self.y, self.C = K, y, C
+        # a row standing for m identical samples (same x, same y) has the bound m C v
+        self.m = np.ones(y.size) if mult is None else np.asarray(mult, float)
+        self.Cv = C * self.m
+        self.Q = (y[:, None] * K) * y[None, :]
+        self.n = y.size
+        self.reg, self.gamma = regularizer, gamma
+        self.qscale = 1.0 + float(np.max(np.abs(self.Q))) * C
+
+    def g(self, z):
+        """Margin violations ``g = 1 - Q alpha - y b`` (``z = (alpha, b)``)."""
+        return 1.0 - self.Q @ z[:-1] - self.y * z[-1]
+
+    def losses(self, z):
+        return self.C * np.maximum(0.0, self.g(z))
+
+    def v(self, z, age):
+        return sp_weights(self.losses(z), age, regularizer=self.reg, gamma=self.gamma)
+
+    def kkt(self, z, v) -> float:
+        """KKT residual of ``z`` for the weighted dual with weights ``v`` (relative).
+
+        Natural residual ``alpha - clip(alpha + g, 0, C v)`` (zero iff ``g_i <= 0`` at
+        ``alpha_i = 0``, ``g_i >= 0`` at ``alpha_i = C v_i``, ``g_i = 0`` in between), plus
+        ``|y' alpha|``, both divided by ``1 + C max|Q|``.
+        """
+        a = z[:-1]
+        r = a - np.clip(a + self.g(z), 0.0, self.Cv * v)
+        return max(float(np.max(np.abs(r))), abs(float(self.y @ a))) / self.qscale
+
+    def certificate(self, z, age) -> float:
+        """The partial-optimum residual: :meth:`kkt` with ``v = v*(l(z), age)``."""
+        return self.kkt(z, self.v(z, age))
+
+    def weighted_fit(self, v, z0=None):
+        """Solve the weighted dual exactly (active set); returns ``z = (alpha, b)``."""
+        ub = self.Cv * np.asarray(v, float)
+        warm = None if z0 is None else np.clip(z0[:-1], 0.0, ub)
+        if warm is not None and abs(float(self.y @ warm)) > 1e-12 * max(1.0, self.C):
+            warm = None
+        res = solve_qp(self.Q, -np.ones(self.n), A=self.y[None, :], b=np.zeros(1),
+                       lb=np.zeros(self.n), ub=ub, warm_start=warm, tol=1e-13)
+        if res.status != "optimal":
+            raise RuntimeError(f"weighted SVM dual: solver status {res.status!r}")
+        a = np.clip(res.x, 0.0, ub)
+        return np.r_[a, self._intercept(a, ub, float(res.nu[0]))]
+
+    def _intercept(self, a, ub, b0):
+        """An intercept consistent with the KKT conditions: the mean over free SVs, else the
+        midpoint of the interval the bounded samples allow (``b0`` when it lies in it)."""
+        f = self.Q @ a  # y_i * (K (alpha y))_i
+        tol = 1e-9 * max(1.0, self.C)
+        free = (a > tol) & (a < ub - tol)
+        if np.any(free):
+            return float(np.mean(self.y[free] * (1.0 - f[free])))
+        # g_i <= 0 for alpha_i = 0 (ub > 0): y_i b >= 1 - f_i; g_i >= 0 at alpha_i = ub > 0
+        lo, hi = -np.inf, np.inf
+        s = (1.0 - f) * self.y  # b = s_i puts g_i = 0
+        at0 = (a <= tol) & (ub > 0)
+        atu = (a >= ub - tol) & (ub > 0)
+        for mask, sign in ((at0, 1.0), (atu, -1.0)):
+            up = mask & (self.y * sign > 0)  # y b >= ... for y = +1: b >= s
+            dn = mask & (self.y * sign < 0)
+            if np.any(up):
+                lo = max(lo, float(np.max(s[up])))
+            if np.any(dn):
+                hi = min(hi, float(np.min(s[dn])))
+        if lo <= b0 <= hi:
+            return b0
+        if np.isfinite(lo) and np.isfinite(hi):
+            return 0.5 * (lo + hi)
+        return lo if np.isfinite(lo) else (hi if np.isfinite(hi) else b0)
+
+    # -- the smooth system of a piece ---------------------------------------------------
+    def partition(self, z, age) -> np.ndarray:
+        g = self.g(z)
+        loss = self.C * np.maximum(0.0, g)
+        a = z[:-1]
+        part = np.full(self.n, _N, dtype=np.int8)
+        tol = 1e-10
+        part[np.abs(g) <= tol] = _Z
+        part[g > tol] = _P
+        if self.reg == "linear":
+            part[(part == _P) & (loss >= age)] = _D
+        else:
+            s = np.sqrt(loss)
+            lo = age * self.gamma / (age + self.gamma)
+            part[(part == _P) & (s > lo)] = _M
+            part[(part != _N) & (part != _Z) & (s >= age)] = _D
+        # g = 0 with alpha at a bound that says otherwise is decided by alpha
+        z0 = (part == _Z) & (a <= 1e-12 * self.C)
+        part[z0 & (g < 0)] = _N
+        return part
+
+
+@dataclass(frozen=True)
+class _State:
+    part: np.ndarray
+    n_neg: int = 0    # negative eigenvalues of J on this piece
+    n_zero: int = 0   # structural zero eigenvalues (duplicates, a low-rank kernel)
+
+
+class _SVMGAGA:
+    def __init__(self, svm: _SVM, fold_tol, jump_deltas):
+        self.s = svm
+        self.fold_tol = fold_tol
+        self.jump_deltas = jump_deltas
+        self.n_acs_iter = 0
+        self.n_fallbacks = 0
+        self.jumps: list[dict] = []
+        self._pending_kkt = False
+        self._in_fallback = False
+        self._last_turn = None
+
+    # sets
+    def free(self, st: _State) -> np.ndarray:
+        return np.flatnonzero((st.part == _Z) | (st.part == (_P if self.s.reg == "linear"
+                                                              else _M)))
+
+    def fixed_alpha(self, st: _State) -> np.ndarray:
+        """Values of the dual variables not in ``F`` (0, or ``C`` on ``E_P`` (mixture))."""
+        a = np.zeros(self.s.n)
+        if self.s.reg == "mixture":
+            a[st.part == _P] = self.s.Cv[st.part == _P]
+        return a
+
+    def state_from(self, z, t) -> _State:
+        return self._with_inertia(_State(self.s.partition(z, t)), z, t)
+
+    def _with_inertia(self, st: _State, z, t) -> _State:
+        w = np.linalg.eigvalsh(self.jac(t, z, st))
+        tiny = _ZERO_EIG * max(float(np.max(np.abs(w))), 1e-300)
+        return _State(st.part, int(np.sum(w < -tiny)), int(np.sum(np.abs(w) <= tiny)))
+
+    def _d(self, t, z, st, F):
+        """The diagonal ``d_F`` of ``J`` and the (scaled) equations' pieces."""
+        s = self.s
+        part = st.part[F]
+        d = np.zeros(F.size)
+        if s.reg == "linear":
+            d[part == _P] = t / (s.C * s.Cv[F[part == _P]])
+        else:
+            m = part == _M
+            loss = np.maximum(s.losses(z)[F[m]], 1e-100)
+            d[m] = 2.0 * loss ** 1.5 / (s.C * s.Cv[F[m]] * s.gamma)
+        return d
+
+    def system(self, t, z, st: _State):
+        """``(F, dF/dlambda)`` of the scaled equations on the free set (first row: ``y'a``)."""
+        s = self.s
+        F = self.free(st)
+        a = z[:-1]
+        gF = s.g(z)[F]
+        part = st.part[F]
+        res = np.empty(F.size + 1)
+        dlam = np.zeros(F.size + 1)
+        res[0] = s.y @ a
+        r = -gF  # E_Z: (Q a)_i + y_i b - 1 = 0
+        if s.reg == "linear":
+            p = part == _P
+            # alpha_i = C (1 - C g_i / t)  <=>  -g_i + t / C - t alpha_i / C^2 = 0
+            cp = s.C * s.Cv[F[p]]
+            r[p] = -gF[p] + t / s.C - t * a[F[p]] / cp
+            dlam[1:][p] = 1.0 / s.C - a[F[p]] / cp
+        else:
+            m = part == _M
+            loss = np.maximum(s.C * gF[m], 1e-100)  # M has l > 0; guards Newton trials
+            cm = s.Cv[F[m]]
+            c = s.C * cm * s.gamma / (2.0 * loss ** 1.5)
+            # alpha_i = C gamma (l^-1/2 - 1/t), divided by -c_i (c_i = d v-term / d g)
+            r[m] = -(a[F[m]] - cm * s.gamma / np.sqrt(loss) + cm * s.gamma / t) / c
+            dlam[1:][m] = (cm * s.gamma / t ** 2) / c
+        res[1:] = r
+        return res, dlam, F
+
+    def jac(self, t, z, st: _State):
+        F = self.free(st)
+        d = self._d(t, z, st, F)
+        J = np.zeros((F.size + 1, F.size + 1))
+        J[0, 1:] = self.s.y[F]
+        J[1:, 0] = self.s.y[F]
+        J[1:, 1:] = self.s.Q[np.ix_(F, F)] - np.diag(d)
+        return J
+
+    def _unknowns(self, z, F):
+        return np.r_[z[-1], z[:-1][F]]
+
+    def _set_unknowns(self, z, F, u):
+        out = z.copy()
+        out[-1] = u[0]
+        out[:-1][F] = u[1:]
+        return out
+
+    def rhs(self, t, z, st: _State):
+        _, dlam, F = self.system(t, z, st)
+        J = self.jac(t, z, st)
+        du = None
+        if st.n_zero == 0:
+            try:
+                du = -np.linalg.solve(J, dlam)
+            except np.linalg.LinAlgError:
+                du = None
+        if du is None:  # singular but consistent (dual degeneracy): minimum-norm direction
+            du = -np.linalg.lstsq(J, dlam, rcond=_ZERO_EIG)[0]
+        out = np.zeros_like(z)
+        out[-1] = du[0]
+        out[:-1][F] = du[1:]
+        return out
+
+    def state_residual(self, t, z, st: _State) -> float:
+        res, _, _ = self.system(t, z, st)
+        return float(np.max(np.abs(res))) / self.s.qscale
+
+    def residual(self, t, z, st=None) -> float:
+        return self.s.certificate(z, t)
+
+    def events(self, t, z, st: _State):
+        s = self.s
+        g = s.g(z)
+        a = z[:-1]
+        loss = s.C * np.maximum(g, 0.0)
+        part = st.part
+        ev = np.ones(s.n)
+        gs = g  # g is O(1) (margins), alpha is O(C)
+        ev[part == _N] = -gs[part == _N]
+        zz = part == _Z
+        ev[zz] = np.minimum(a[zz], s.Cv[zz] - a[zz]) / s.Cv[zz]
+        if s.reg == "linear":
+            p = part == _P
+            ev[p] = np.minimum(gs[p], (t - loss[p]) / t)
+            dd = part == _D
+            ev[dd] = (loss[dd] - t) / t
+        else:
+            rt = np.sqrt(loss)
+            lo = t * s.gamma / (t + s.gamma)
+            p, m, dd = part == _P, part == _M, part == _D
+            ev[p] = np.minimum(gs[p], (lo - rt[p]) / t)
+            ev[m] = np.minimum(rt[m] - lo, t - rt[m]) / t
+            ev[dd] = (rt[dd] - t) / t
+        J = self.jac(t, z, st)
+        fold = 1.0
+        w = np.linalg.eigvalsh(J)
+        scale = max(float(np.max(np.abs(w))), 1e-300)
+        q = st.n_neg
+        if q + st.n_zero < w.size:  # the structural zeros sit between the two groups
+            fold = min(fold, w[q + st.n_zero] / scale - self.fold_tol)
+        if q > 0:
+            fold = min(fold, -w[q - 1] / scale - self.fold_tol)
+        return np.r_[ev, fold, -1.0 if self._pending_kkt else 1.0]
+
+    def correct(self, t, z, st: _State):
+        z = z.copy()
+        for _ in range(30):
+            res, _, F = self.system(t, z, st)
+            J = self.jac(t, z, st)
+            if not (np.all(np.isfinite(J)) and np.all(np.isfinite(res))):
+                break
+            u = self._unknowns(z, F) - np.linalg.lstsq(J, res, rcond=None)[0]
+            z = self._set_unknowns(z, F, u)
+            z[:-1][~np.isin(np.arange(self.s.n), F)] = self.fixed_alpha(st)[
+                ~np.isin(np.arange(self.s.n), F)]
+            if self.state_residual(t, z, st) <= 1e-13:
+                break
+        if self.state_residual(t, z, st) > 1e-10 and not self._in_fallback:
+            # the sets no longer describe the solution: re-solve by ACS and let the "kkt"
+            # event record a jump with the new sets
+            self.n_fallbacks += 1
+            self._in_fallback = True
+            try:
+                z, _, _ = _acs_newton(self, t, z)
+                self._pending_kkt = True
+            finally:
+                self._in_fallback = False
+        return z
+
+    def record(self, t, z, st: _State):
+        a = z[:-1].copy()
+        v = self.s.v(z, t)
+        return SVMSolution(None, a * self.s.y, float(z[-1]), v, a)
+
+    # critical points
+    def _switch(self, t, z, st: _State, fired):
+        s = self.s
+        part = st.part.copy()
+        g = s.g(z)
+        a = z[:-1]
+        for k in fired:
+            if k >= s.n:
+                continue
+            i = k
+            loss = s.C * max(g[i], 0.0)
+            if part[i] == _N:
+                part[i] = _Z
+            elif part[i] == _Z:
+                part[i] = _N if a[i] < 0.5 * s.Cv[i] else _P
+            elif part[i] == _P:
+                if s.reg == "linear":
+                    part[i] = _Z if g[i] < 0.5 * t / s.C else _D
+                else:
+                    lo = t * s.gamma / (t + s.gamma)
+                    rt = math.sqrt(loss)
+                    part[i] = _Z if rt < 0.5 * lo else _M
+            elif part[i] == _M:
+                lo = t * s.gamma / (t + s.gamma)
+                rt = math.sqrt(loss)
+                part[i] = _P if abs(rt - lo) < abs(rt - t) else _D
+            else:  # D
+                part[i] = _P if s.reg == "linear" else _M
+        new = _State(part)
+        z = z.copy()
+        fixed = self.fixed_alpha(new)
+        F = self.free(new)
+        mask = np.ones(s.n, bool)
+        mask[F] = False
+        z[:-1][mask] = fixed[mask]
+        return self._with_inertia(new, z, t), z
+
+    def _consistent(self, t, z, st: _State, fired) -> bool:
+        J = self.jac(t, z, st)
+        w = np.abs(np.linalg.eigvalsh(J))
+        # no eigenvalue near a fold; exact (structural) zeros are allowed when the ODE's
+        # right-hand side lies in the range of J (checked below)
+        if np.any((w > _ZERO_EIG * w.max()) & (w <= self.fold_tol * w.max())):
+            return False
+        if st.n_zero:
+            _, dlam, _ = self.system(t, z, st)
+            du = np.linalg.lstsq(J, dlam, rcond=_ZERO_EIG)[0]
+            if np.max(np.abs(J @ du - dlam)) > 1e-9 * max(1.0, float(np.max(np.abs(dlam)))):
+                return False
+        if self.state_residual(t, z, st) > 1e-9:
+            return False
+        h = 1e-7 * max(1.0, t)
+        g0 = self.events(t, z, st)
+        g1 = self.events(t + h, z + h * self.rhs(t, z, st), st)
+        idx = np.asarray([k for k in fired if k < self.s.n], dtype=int)
+        return bool(np.all((g1[idx] - g0[idx] > -1e-10 * h) | (g1[idx] > 1e-9)))
+
+    def update(self, t, z, st: _State, fired):
+        fired = [int(k) for k in fired]
+        n = self.s.n
+        info = {"fired": fired}
+        if n + 1 in fired:
+            self._pending_kkt = False
+            self.jumps.append({"age": t, "reason": "kkt", **info})
+            return Update(self.state_from(z, t), z, "jump", dict(info, reason="kkt"))
+        # fired again at the same age right after a reassignment: only proper subsets
+        again = self._last_turn is not None and self._last_turn[0] == t and bool(
+            set(fired) & self._last_turn[1])
+        if n not in fired:
+            # all violators reassigned together (the paper's heuristic); on degenerate data
+            # (several margin points on one hyperplane, a swap at one age) a subset may be
+            # the consistent choice: proper subsets are tried next, largest first
+            samples = [k for k in fired if k < n]
+            options = [] if again else [samples]
+            if again or 2 <= len(samples) <= 6:
+                options += [list(c) for r in range(len(samples) - 1, 0, -1)
+                            for c in itertools.combinations(samples, r)]
+            for move in options:
+                st_new, z_new = self._switch(t, z, st, move)
+                if again and np.array_equal(st_new.part, st.part):
+                    continue
+                if self._consistent(t, z_new, st_new, fired):
+                    self._last_turn = (t, set(fired))
+                    info = dict(info, moved=move) if move != samples else info
+                    return Update(st_new, z_new, "turning", info)
+        # an index that fires again at the same age right after its reassignment, with no
+        # consistent subset, means neither side continues: restart (jump point)
+        self._last_turn = None
+        return self._jump(t, z, info)
+
+    def _jump(self, t, z, info):
+        scale = max(1.0, float(np.max(np.abs(z))))
+        for delta in self.jump_deltas:
+            t1 = t * (1 + delta)
+            z1, k1, ok1 = _acs_newton(self, t1, z, max_iter=300)
+            self.n_acs_iter += k1
+            z2 = self.correct_quiet(t, z1, self.state_from(z1, t1))
+            if self.s.certificate(z2, t) > 1e-10:
+                z2, k2, _ = _acs_newton(self, t, z1)
+                self.n_acs_iter += k2
+            if self.s.certificate(z2, t) > 1e-10:
+                continue
+            if np.max(np.abs(z2 - z)) > 1e-8 * scale:
+                info = dict(info, delta=delta, acs_iterations=k1, acs_converged=ok1,
+                            jump_size=float(np.max(np.abs(z2 - z))))
+                self.jumps.append({"age": t, **info})
+                return Update(self.state_from(z2, t), z2, "jump", info)
+            # the same solution: a degenerate turning point (dependent margin points) whose
+            # continuation the sets of the ACS solution just after t describe
+            st1 = self._with_inertia(_State(self.s.partition(z1, t1)), z2, t)
+            if (self.state_residual(t, z2, st1) <= 1e-9
+                    and self._consistent(t, z2, st1, info["fired"])):
+                self._last_turn = (t, set(info["fired"]))
+                return Update(st1, z2, "turning", dict(info, resolved_by_acs=True))
+        raise RuntimeError(f"svm age_path: no continuation found at age={t:.10g}: the "
+                           "reassigned sets are inconsistent and warm ACS found no new branch")
+
+    def correct_quiet(self, t, z, st):
+        self._in_fallback, old = True, self._in_fallback
+        try:
+            return self.correct(t, z, st)
+        finally:
+            self._in_fallback = old
+
+
+def _acs_newton(g: _SVMGAGA, t, z, *, max_iter=3000, tol=1e-11):
+    """Warm ACS at ``t`` (Algorithm 1); once the sets are stable, Newton steps on the
+    piece's system in those sets (ACS alone converges only linearly)."""
+    s = g.s
+    v = s.v(z, t)
+    prev, stable, next_try = None, 0, 2
+    for k in range(1, max_iter + 1):
+        z = s.weighted_fit(v, z)
+        v = s.v(z, t)
+        if s.kkt(z, v) <= tol:
+            return z, k, True
+        key = s.partition(z, t).tobytes()
+        if key != prev:
+            prev, stable, next_try = key, 0, 2
+            continue
+        stable += 1
+        if stable >= next_try:
+            next_try *= 2
+            cand = g.correct_quiet(t, z, g.state_from(z, t))
+            if s.certificate(cand, t) <= tol:
+                return cand, k, True
+    return z, max_iter, False
+
+
+def _validate(X, y, regularizer, C, gamma, kernel):
+    X = as_matrix(X, "X")
+    y = as_binary_labels(y, "y", length=X.shape[0], length_of="X")
+    if regularizer not in PATH_REGULARIZERS:
+        raise ValueError(f"regularizer must be one of {PATH_REGULARIZERS} for the SVM "
+                         f"age-path; got {regularizer!r}")
+    gamma = _check_reg(regularizer, gamma)
+    C = positive_scalar(1.0 if C is None else C, "C")
+    K, is_linear = _kernel(X, kernel)
+    return X, y, C, gamma, K, is_linear
+
+
+def svm_weighted_fit(X, y, v, *, C=1.0, kernel=None):
+    """Weighted SVM ``1/2 ||w||^2 + C sum_i v_i max(0, g_i)`` by its dual; returns
+    ``(alpha, b)`` (decision function ``K(x, X) @ (alpha * y) + b``)."""
+    X, y, C, _, K, _ = _validate(X, y, "linear", C, None, kernel)
+    v = as_vector(v, "v", length=X.shape[0], length_of="X")
+    if np.any(v < 0) or np.any(v > 1):
+        raise ValueError("v must lie in [0, 1]")
+    z = _SVM(K, y, C, "linear", None).weighted_fit(v)
+    return z[:-1], float(z[-1])
+
+
+def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=1.0,
+                                 gamma=None, kernel=None) -> float:
+    """Partial-optimum certificate of a dual pair ``(alpha, b)`` at ``age``: the KKT residual
+    of the weighted dual with ``v = v*(l(alpha, b), age)`` (zero exactly at a partial
+    optimum; relative to ``1 + C max|Q|``)."""
+    X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
+    alpha = as_vector(alpha, "alpha", length=X.shape[0], length_of="X")
+    age = positive_scalar(age, "age")
+    return _SVM(K, y, C, regularizer, gamma).certificate(np.r_[alpha, float(intercept)], age)
+
+
+def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
+            tol=1e-11):
+    """Alternate convex search (Algorithm 1) for the self-paced SVM at one age; returns
+    ``(alpha, b, v, n_iter, converged)``; starts from the unweighted SVM."""
+    X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
+    age = positive_scalar(age, "age")
+    svm = _SVM(K, y, C, regularizer, gamma)
+    g = _SVMGAGA(svm, 1e-6, ())
+    z = svm.weighted_fit(np.ones(svm.n))
+    z, k, ok = _acs_newton(g, age, z, max_iter=max_iter, tol=tol)
+    return z[:-1], float(z[-1]), svm.v(z, age), k, ok
+
+
+def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
+                 tol=1e-11):
+    """ACS on a grid of ages, each warm-started from the previous solution (the baseline);
+    returns a list of ``(alpha, b, v, n_iter, converged)``."""
+    ages = as_vector(ages, "ages")
+    if ages.size == 0 or np.any(ages <= 0):
+        raise ValueError("ages must be a non-empty array of positive values")
+    X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
+    svm = _SVM(K, y, C, regularizer, gamma)
+    g = _SVMGAGA(svm, 1e-6, ())
+    z = svm.weighted_fit(np.ones(svm.n))
+    out = []
+    for a in ages:
+        z, k, ok = _acs_newton(g, float(a), z, max_iter=max_iter, tol=tol)
+        out.append((z[:-1].copy(), float(z[-1]), svm.v(z, float(a)), k, ok))
+    return out
+
+
+def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: float = 1.0,
+                 gamma: float | None = None, kernel=None, rtol: float = 1e-10,
+                 atol: float = 1e-12, drift_tol: float = 1e-9, fold_tol: float = 1e-6,
+                 max_events: int = 10_000):
+    r"""Exact age-path of the self-paced SVM (eq. 7, Proposition 1, Algorithm 3).
+
+    Called by :func:`pathlib_core.spl.age_path` with ``model="svm"``. Starts from a partial
+    optimum at ``age_min`` (warm ACS from the unweighted SVM, Newton-polished), then follows
+    ODE (8) (linear regularizer) or (9) (mixture) in the dual variables ``(alpha_F, b)`` with
+    DOP853 at ``rtol``/``atol``, Newton-corrected on the piece's equations above
+    ``drift_tol``. Critical points as described in the module docstring; all violators are
+    reassigned at once; a reassignment that does not continue consistently, or a fold of
+    ``J`` (``min |eig| / max |eig| < fold_tol``), is a jump point re-solved by warm ACS at
+    ``age (1 + delta)`` and brought back to ``age`` by Newton steps (or ACS).
+
+    Parameters
+    ----------
+    X : array_like (n, d)
+    y : array_like (n,), labels in {-1, +1}
+    regularizer : {"linear", "mixture"}
+    age_min, age_max : float
+        ``0 < age_min < age_max``.
+    C : float
+        Hinge-loss weight (default 1).
+    gamma : float
+        Mixture regularizer parameter.
+    kernel : None, "linear" or Kernel
+        ``None``/``"linear"``: linear kernel (``coef`` is reported); otherwise a
+        :class:`pathlib_core.kernels.Kernel` (e.g. ``kernel_from_name("rbf", gamma=0.5)``).
+
+    Returns
+    -------
+    Path
+        ``path.at(age)`` is an :class:`SVMSolution`; events ``"turning"`` / ``"jump"`` carry
+        the fired indices (samples ``0..n-1``, then ``n`` = fold, ``n+1`` = KKT monitor).
+        ``path.info`` adds ``n_turning``, ``acs_iterations``, ``n_fallbacks``, ``jumps``.
+    """
+    X, y, C, gamma, K, is_linear = _validate(X, y, regularizer, C, gamma, kernel)
+    age_min = positive_scalar(age_min, "age_min")
+    age_max = positive_scalar(age_max, "age_max")
+    if age_min >= age_max:
+        raise ValueError(f"age_min must be < age_max; got {age_min} >= {age_max}")
+    fold_tol = positive_scalar(fold_tol, "fold_tol")
+    t0 = time.perf_counter()
+    # identical samples (same x and y) always share g, loss and v: trace one row per group
+    # with the bound m C v (otherwise their dual variables are not unique and J is singular)
+    _, first, inv, mult = np.unique(np.c_[X, y], axis=0, return_index=True,
+                                    return_inverse=True, return_counts=True)
+    inv = inv.ravel()
+    svm = _SVM(K[np.ix_(first, first)], y[first], C, regularizer, gamma, mult)
+    g = _SVMGAGA(svm, fold_tol, (1e-3, 1e-6, 1e-2))
+    z0 = svm.weighted_fit(np.ones(svm.n))
+    z0, k0, ok = _acs_newton(g, age_min, z0, max_iter=1000)
+    g.n_acs_iter += k0
+    z0 = g.correct_quiet(age_min, z0, g.state_from(z0, age_min))
+    if np.unique(svm.y[svm.v(z0, age_min) > 0]).size < 2:
+        raise ValueError(f"age_min={age_min} is too small: the partial optimum found there "
+                         "keeps samples of one class only (w = 0 and the intercept is not "
+                         "unique); start at a larger age")
+    if np.max(np.abs(svm.Q @ z0[:-1])) <= 1e-9 * max(1.0, float(np.max(np.abs(svm.Q)))):
+        raise ValueError(f"age_min={age_min}: the partial optimum found there has w = 0 (every "
+                         "decision value equals the intercept, e.g. the unweighted SVM already "
+                         "predicts one class); its dual is degenerate and has no unique path: "
+                         "use a larger C or a larger age_min")
+    r0 = svm.certificate(z0, age_min)
+    if r0 > 1e-10:
+        raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "
+                           f"{'converged' if ok else 'did not converge'}, residual {r0:.3g}")
+    def record(t, z, st):
+        rec = g.record(t, z, st)
+        alpha = rec.alpha[inv] / mult[inv]  # each copy carries an equal share
+        dual = alpha * y
+        return SVMSolution(X.T @ dual if is_linear else None, dual, rec.intercept,
+                           rec.weights[inv], alpha)
+
+    def record_residual(t, rec):
+        return svm.certificate(np.r_[np.bincount(inv, rec.alpha, first.size), rec.intercept],
+                               t)
+
+    path = follow_path(z0, (age_min, age_max), rhs=g.rhs, events=g.events, update=g.update,
+                       residual=g.state_residual, correct=g.correct,
+                       record_residual=record_residual, record=record,
+                       state=g.state_from(z0, age_min), rtol=rtol, atol=atol,
+                       drift_tol=drift_tol, max_events=max_events, param_name="age")
+    path.info.update(n_turning=sum(1 for e in path.events if e.kind == "turning"),
+                     acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks, jumps=g.jumps,
+                     model="svm", regularizer=regularizer, gamma=gamma, C=C,
+                     kernel="linear" if is_linear else repr(kernel),
+                     n_duplicates=int(X.shape[0] - first.size),
+                     wall_time_total=time.perf_counter() - t0)
+    return path
+
+
+# -- estimator ---------------------------------------------------------------------------------
+
+class SelfPacedSVC:
+    """Self-paced SVM (eq. 7) whose age is chosen on validation data along the exact age-path.
+
+    The validation misclassification rate is evaluated at every breakpoint of the path and at
+    ``n_eval_per_piece`` interior points of every piece; the first age with the smallest
+    error is kept.
+
+    Parameters
+    ----------
+    C : float
+        Hinge-loss weight.
+    kernel : None, "linear" or Kernel
+        As in :func:`svm_age_path`.
+    regularizer : {"linear", "mixture"}
+    gamma : float, optional
+        Mixture parameter.
+    age_min, age_max : float
+        The age range traced (default 2.5 to 20 with ``C = 1``: below about ``2 C`` ACS can
+        end at the trivial partial optimum that drops a whole class, reported as an error).
+    validation_fraction : float
+        Held-out share of ``(X, y)`` when no ``X_val`` is given.
+    n_eval_per_piece : int
+    random_state : int
+        Seed of the validation split.
+    """
+
+    def __init__(self, C: float = 1.0, *, kernel=None, regularizer: str = "linear",
+                 gamma: float | None = None, age_min: float = 2.5, age_max: float = 20.0,
+                 validation_fraction: float = 0.25, n_eval_per_piece: int = 8,
+                 random_state: int = 0):
+        self.C = C
+        self.kernel = kernel
+        self.regularizer = regularizer
+        self.gamma = gamma
+        self.age_min = age_min
+        self.age_max = age_max
+        self.validation_fraction = validation_fraction
+        self.n_eval_per_piece = n_eval_per_piece
+        self.random_state = random_state
+
+    def _kfun(self):
+        return linear_kernel if self.kernel in (None, "linear") else self.kernel
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Trace the age-path on ``(X, y)``; keep the age with the smallest validation error."""
+        X = as_matrix(X, "X")
+        y = as_binary_labels(y, "y", length=X.shape[0], length_of="X")
+        k = self.n_eval_per_piece
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
+            raise ValueError(f"n_eval_per_piece must be an integer >= 0; got {k!r}")
+        if X_val is None:
+            if not 0 < self.validation_fraction < 1:
+                raise ValueError("validation_fraction must be in (0, 1); got "
+                                 f"{self.validation_fraction!r}")
+            perm = np.random.default_rng(self.random_state).permutation(X.shape[0])
+            n_val = max(1, int(round(self.validation_fraction * X.shape[0])))
+            val, tr = perm[:n_val], perm[n_val:]
+            X, y, X_val, y_val = X[tr], y[tr], X[val], y[val]
+        else:
+            X_val = as_matrix(X_val, "X_val")
+            y_val = as_binary_labels(y_val, "y_val", length=X_val.shape[0],
+                                     length_of="X_val")
+            if X_val.shape[1] != X.shape[1]:
+                raise ValueError(f"X_val must have {X.shape[1]} columns; got {X_val.shape[1]}")
+        self.path_ = svm_age_path(X, y, regularizer=self.regularizer, gamma=self.gamma,
+                                  age_min=self.age_min, age_max=self.age_max, C=self.C,
+                                  kernel=self.kernel)
+        self.X_fit_ = X
+        Kval = self._kfun()(X_val, X)
+        bp = self.path_.breakpoints
+        inner = [lo + (hi - lo) * (np.arange(1, k + 1) / (k + 1))
+                 for lo, hi in zip(bp[:-1], bp[1:], strict=True) if hi > lo]
+        ages = np.unique(np.concatenate([bp] + inner))
+        errs = np.empty(ages.size)
+        for j, a in enumerate(ages):
+            sol = self.path_.at(a)
+            errs[j] = np.mean(np.where(Kval @ sol.dual_coef + sol.intercept >= 0, 1.0, -1.0)
+                              != y_val)
+        best = int(np.argmin(errs))
+        self.age_, self.validation_error_ = float(ages[best]), float(errs[best])
+        self.ages_, self.validation_curve_ = ages, errs
+        sol = self.path_.at(self.age_)
+        self.coef_, self.dual_coef_ = sol.coef, sol.dual_coef
+        self.intercept_, self.weights_ = sol.intercept, sol.weights
+        return self
+
+    def decision_function(self, X):
+        """``K(X, X_fit) @ dual_coef_ + intercept_``."""
+        if not hasattr(self, "dual_coef_"):
+            raise ValueError("this SelfPacedSVC is not fitted yet; call fit first")
+        X = as_matrix(X, "X")
+        if X.shape[1] != self.X_fit_.shape[1]:
+            raise ValueError(f"X must have {self.X_fit_.shape[1]} columns; got {X.shape[1]}")
+        return self._kfun()(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
+
+    def predict(self, X):
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
