@@ -167,12 +167,14 @@ class Results:
         if self.mode not in ("quick", "full"):
             raise ValueError(f"mode must be 'quick' or 'full'; got {self.mode!r}")
 
-    def record(self, key: str, value: Any, description: str = "") -> Any:
-        """Store a key number (returned unchanged, so it can be used inline)."""
+    def record(self, key: str, value: Any, description: str = "") -> None:
+        """Store a key number under ``key`` (with an optional one-line description).
+
+        Returns nothing, so a notebook cell that ends with a record shows no output.
+        """
         self.numbers[key] = _clean(value)
         if description:
             self.descriptions[key] = description
-        return value
 
     def claim(self, id: str, *, paper: str, text: str, paper_value: Any, ours: Any,
               verdict: str, reason: str = "") -> None:

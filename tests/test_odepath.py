@@ -70,7 +70,8 @@ def test_piecewise_linear_ode_event_times_and_values():
     assert info["n_pieces"] == 8 and info["n_events"] == 7
     assert info["n_events_by_kind"] == {"turning": 7}
     assert info["n_restarts"] == 0 and info["n_corrections"] == 0
-    assert info["n_rhs_evals"] > 0 and info["wall_time"] >= 0
+    assert info["n_rhs_evals"] > 0
+    assert isinstance(info["wall_time"], float) and np.isfinite(info["wall_time"])
     np.testing.assert_array_equal(path.kkt_residuals(), np.zeros(9))
 
 

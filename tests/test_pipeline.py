@@ -188,7 +188,8 @@ def test_executor_injects_parameters_and_reports_a_failing_cell(tmp_path):
     data = json.loads((build / "results" / "ok_nb.json").read_text())
     assert data["mode"] == "full" and data["numbers"]["seed"] == 7
     status = json.loads((build / "status" / "ok_nb.json").read_text())
-    assert status["mode"] == "full" and status["seconds"] >= 0
+    assert status["mode"] == "full" and status["seed"] == 7
+    assert isinstance(status["seconds"], float) and 0 < status["seconds"] < 600
 
     bad = tmp_path / "ok_nb_bad.ipynb"
     _tiny_notebook(bad, "raise RuntimeError('boom')")
