@@ -70,7 +70,8 @@ def lasso_kkt_residual(X, y, alpha: float, coef) -> float:
     Xm = as_matrix(X, "X")
     yv = as_vector(y, "y", length=Xm.shape[0], length_of="X")
     w = as_vector(coef, "coef", length=Xm.shape[1], length_of="X'")
-    return _residual(Xm, yv, float(alpha), w, float(np.max(np.abs(Xm.T @ yv))) / Xm.shape[0])
+    alpha = positive_scalar(alpha, "alpha", allow_zero=True)
+    return _residual(Xm, yv, alpha, w, float(np.max(np.abs(Xm.T @ yv))) / Xm.shape[0])
 
 
 def _residual(X, y, alpha, w, amax) -> float:

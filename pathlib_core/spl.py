@@ -162,8 +162,20 @@ def sp_weights_derivatives(loss, age, part, *, regularizer: str, gamma=None):
 
     ``part`` holds 0 (E: ``v = 1``, or ``1 - l/lambda`` for the linear regularizer), 1 (M, the
     interior branch of the mixture regularizer) or 2 (D: ``v = 0``) for each sample.
+    Only the ``"linear"`` and ``"mixture"`` regularizers have such branches.
     """
-    loss = np.asarray(loss, dtype=float)
+    check_choice(regularizer, "regularizer", ("linear", "mixture"))
+    gamma = _check_reg(regularizer, gamma)
+    loss = as_vector(loss, "loss")
+    age = positive_scalar(age, "age")
+    part = np.asarray(part)
+    if part.shape != loss.shape or not np.isin(part, (_E, _M, _D)).all():
+        raise ValueError(f"part must hold 0, 1 or 2 for each of the {loss.size} losses")
+    return _sp_weights_derivatives(loss, age, part, regularizer, gamma)
+
+
+def _sp_weights_derivatives(loss, age, part, regularizer, gamma):
+    """:func:`sp_weights_derivatives` for trusted inputs (the ODE's right-hand side)."""
     v = np.zeros_like(loss)
     dl = np.zeros_like(loss)
     dlam = np.zeros_like(loss)
@@ -447,15 +459,27 @@ def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, ga
 def losses(X, y, coef, intercept=0.0, *, model: str, alpha=None, C=None) -> np.ndarray:
     """The per-sample losses ``l_i`` of the paper (eq. 10 / eq. 24) at ``(coef, intercept)``."""
     X, y, m, _ = _validate(X, y, model, "linear", alpha if alpha is not None else 1.0, C, None)
-    theta = np.asarray(coef, float) if model == "lasso" else np.r_[coef, intercept]
-    return m.losses(theta)
+    return m.losses(_theta(m, coef, intercept))
 
 
 def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
     """Solve the weighted problem ``argmin_w R(w) + sum v_i l_i(w)``; returns (coef, b)."""
     X, y, m, _ = _validate(X, y, model, "linear", alpha, C, None)
     v = as_vector(v, "v", length=X.shape[0], length_of="X")
+    if np.any(v < 0) or np.any(v > 1):
+        raise ValueError("v must hold sample weights in [0, 1]")
     return _split(m, m.weighted_fit(v))
+
+
+def _theta(m, coef, intercept) -> np.ndarray:
+    """The model's parameter vector from user-given ``coef`` (and ``intercept``), checked."""
+    w = as_vector(coef, "coef", length=m.d, length_of="X'")
+    if m.name == "lasso":
+        return w
+    b = float(np.asarray(intercept, dtype=float))
+    if not np.isfinite(b):
+        raise ValueError(f"intercept must be finite; got {b}")
+    return np.r_[w, b]
 
 
 def partial_optimum_residual(X, y, coef, intercept, age, *, model, regularizer, alpha=None,
@@ -465,8 +489,9 @@ def partial_optimum_residual(X, y, coef, intercept, age, *, model, regularizer, 
     Zero (to rounding) exactly at a partial optimum; relative to the gradient's scale.
     """
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
-    theta = np.asarray(coef, float) if model == "lasso" else np.r_[coef, intercept]
-    v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
+    theta = _theta(m, coef, intercept)
+    v = sp_weights(m.losses(theta), positive_scalar(age, "age"), regularizer=regularizer,
+                   gamma=gamma)
     return m.stationarity(theta, v)
 
 
@@ -586,7 +611,7 @@ class _GAGA:
     def _terms(self, t, theta, s: _State):
         m = self.m
         loss, d1, d2 = m.phi(m.Z @ theta)
-        v, vl, vlam = sp_weights_derivatives(loss, t, s.part, regularizer=self.reg,
+        v, vl, vlam = _sp_weights_derivatives(loss, t, s.part, self.reg,
                                              gamma=self.gamma)
         return loss, d1, d2, v, vl, vlam
 
@@ -708,7 +733,7 @@ class _GAGA:
 
     def record(self, t, theta, s: _State):
         loss, *_ = self.m.phi(self.m.Z @ theta)
-        v, _, _ = sp_weights_derivatives(loss, t, s.part, regularizer=self.reg, gamma=self.gamma)
+        v, _, _ = _sp_weights_derivatives(loss, t, s.part, self.reg, self.gamma)
         coef, b = _split(self.m, theta)
         return SPLSolution(coef, b, v)
 

@@ -29,7 +29,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._svm_fast import trace_svm
-from ._validation import as_binary_labels, as_kernel, check_choice, positive_scalar
+from ._validation import (
+    as_binary_labels,
+    as_kernel,
+    as_vector,
+    check_choice,
+    finite_scalar,
+    positive_scalar,
+)
 from .homotopy import FREE, LOWER, UPPER, HomotopyError, _assemble, _make_problem, _trace
 from .kkt import _QPData, _recover_bounds, _residuals
 from .path import Event, Path
@@ -78,8 +85,9 @@ def svm_kkt_residual(K, y, C: float, alpha, intercept: float) -> float:
     """
     Kv = as_kernel(K, "K")
     yv = as_binary_labels(y, "y", length=Kv.shape[0], length_of="K")
-    return _svm_residual(Kv * np.outer(yv, yv), yv, float(C), np.asarray(alpha, dtype=float),
-                         float(intercept))
+    Cv = positive_scalar(C, "C")
+    av = as_vector(alpha, "alpha", length=Kv.shape[0], length_of="K")
+    return _svm_residual(Kv * np.outer(yv, yv), yv, Cv, av, finite_scalar(intercept, "intercept"))
 
 
 def _svm_residual(Q, y, C, alpha, b) -> float:

@@ -106,3 +106,11 @@ def test_property_degenerate_data_path_completes_kkt_exact(problem):
 def test_bad_input_raises_value_error(X, y, kw, match):
     with pytest.raises(ValueError, match=match):
         lasso_path(X, y, **kw)
+
+
+def test_kkt_residual_checks_its_arguments():
+    X, y = np.eye(3), np.ones(3)
+    with pytest.raises(ValueError, match="alpha"):
+        lasso_kkt_residual(X, y, -0.1, np.zeros(3))
+    with pytest.raises(ValueError, match="coef"):
+        lasso_kkt_residual(X, y, 0.1, np.zeros(2))

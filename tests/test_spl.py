@@ -386,3 +386,21 @@ def test_regression_sample_on_the_mixture_boundary():
                         age_min=0.05, age_max=2.0)
     assert path.breakpoints[-1] == 2.0
     assert np.nanmax(path.kkt_residuals()) <= 1e-9
+
+
+def test_helpers_check_their_arguments():
+    X, y = np.eye(4), np.array([1.0, -1.0, 0.5, 0.0])
+    with pytest.raises(ValueError, match="coef"):
+        spl.losses(X, y, np.zeros(3), model="lasso", alpha=0.1)
+    with pytest.raises(ValueError, match="intercept"):
+        spl.partial_optimum_residual(X, np.sign(y + 0.1), np.zeros(4), np.nan, 1.0,
+                                     model="logistic", regularizer="linear", C=1.0)
+    with pytest.raises(ValueError, match="age"):
+        spl.partial_optimum_residual(X, y, np.zeros(4), 0.0, -1.0, model="lasso",
+                                     regularizer="linear", alpha=0.1)
+    with pytest.raises(ValueError, match="v must"):
+        spl.weighted_fit(X, y, -np.ones(4), model="lasso", alpha=0.1)
+    with pytest.raises(ValueError, match="part"):
+        spl.sp_weights_derivatives(np.ones(3), 1.0, np.array([0, 1, 7]), regularizer="linear")
+    with pytest.raises(ValueError, match="regularizer"):
+        spl.sp_weights_derivatives(np.ones(3), 1.0, np.zeros(3, int), regularizer="hard")

@@ -328,3 +328,15 @@ def test_bad_C_raises_value_error(kwargs, match):
     K, y = _small()
     with pytest.raises(ValueError, match=match):
         svm_path(K, y, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"C": -1.0}, "C"),
+    ({"alpha": np.zeros(9)}, "alpha"),
+    ({"intercept": np.nan}, "intercept"),
+])
+def test_kkt_residual_checks_its_arguments(kwargs, match):
+    K, y = _small()
+    args = {"C": 1.0, "alpha": np.zeros(10), "intercept": 0.0} | kwargs
+    with pytest.raises(ValueError, match=match):
+        svm_kkt_residual(K, y, args["C"], args["alpha"], args["intercept"])
