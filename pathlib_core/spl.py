@@ -869,8 +869,19 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
              fold_tol: float = 1e-6, max_events: int = 10_000):
     r"""Exact age-path of self-paced learning (GAGA, Algorithm 2 of Qu et al. 2022).
 
-    Follows the partial optimum of the SPL objective (2) for ``age`` in ``[age_min,
-    age_max]``. Between critical points the path solves the ODE (6) (for the Lasso eqs. (11)
+    Follows the partial optimum of the SPL objective (2),
+
+    .. math::
+
+        \min_{w,\; v \in [0, 1]^n} \; R(w) + \sum_{i=1}^n v_i \, \ell_i(w)
+            + \sum_{i=1}^n f(v_i, \lambda),
+
+    with the model's loss and regularizer (Lasso, eq. 10: ``l_i = (x_i'w - y_i)^2 / (2n)``,
+    ``R = alpha ||w||_1``; logistic, eq. 24: ``l_i = C log(1 + exp(-y_i (x_i'w + b)))``,
+    ``R = ||w||^2 / 2``; SVM, eq. 7: ``l_i = C max(0, 1 - y_i f(x_i))``, ``R = ||f||_H^2 / 2``)
+    and the SP-regularizer ``f`` (linear: ``lambda (v^2 / 2 - v)``; mixture:
+    ``gamma^2 / (v + gamma / lambda)``), for the age ``lambda`` in ``[age_min, age_max]``.
+    Between critical points the path solves the ODE (6) (for the Lasso eqs. (11)
     / (12), for logistic regression eq. (25)) with DOP853 at ``rtol``/``atol``; after every
     integration step the partial-optimum residual is checked and Newton-corrected above
     ``drift_tol``. At a critical point all violated conditions are reassigned together; if
