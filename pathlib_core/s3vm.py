@@ -291,8 +291,10 @@ def _first_crossing(params, recs, unl, ylab, level=None):
     """First parameter where some ``y_hat_i f(x_i)`` (i in U) reaches 0 on a linear path.
 
     ``level`` (same length as ``unl``, default 0): a point counts as crossing on a segment
-    once its margin at the segment's end is ``<= level`` (a small negative level for exempt
-    points that start on the boundary); the returned position is where the margin is 0.
+    once its margin at the segment's end is ``<= level`` (the boundary tolerance, or a small
+    negative level for exempt points that start on the boundary); the returned position is
+    where the margin is 0 (the segment's end if it stays above 0 there, its start if it is
+    already at the level there).
     """
     level = np.zeros(len(unl)) if level is None else level
     for k in range(len(params) - 1):
@@ -303,6 +305,8 @@ def _first_crossing(params, recs, unl, ylab, level=None):
             # linear in t on the segment: m(t) = m0 + (m1 - m0) s, s in [0, 1]
             with np.errstate(divide="ignore", invalid="ignore"):
                 s = np.where(hit, m0 / (m0 - m1), np.inf)
+            s = np.where(np.isnan(s), 1.0, s)  # m0 == m1: flat at the level
+            s = np.where(hit & (m0 <= level), 0.0, s)  # already at the level at the start
             s = np.clip(s, 0.0, 1.0)
             j = int(np.argmin(s))
             return k, float(s[j])
@@ -310,13 +314,16 @@ def _first_crossing(params, recs, unl, ylab, level=None):
 
 
 def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exempt=None,
-             exempt_tol=0.0, fast=True):
+             exempt_tol=0.0, fast=True, boundary_tol=0.0):
     """Trace the box QP from ``t0`` until the polytope boundary or ``t_max``.
 
     ``watch``: mask of the unlabeled points whose margin defines the boundary (stop once a
-    margin is ``<= 0``). ``exempt``: mask of unlabeled points that start on the boundary after
-    a flip that did not decrease ``J``; they stop the step only once their margin falls below
-    ``-exempt_tol`` (they may stay at 0 or move inside, but never leave the polytope).
+    margin is ``<= boundary_tol``, the tolerance with which the DJ-step counts a point as on
+    the boundary: a margin that stays at a rounding error above 0 over a whole segment is on
+    the boundary, and the next DJ-step must see it). ``exempt``: mask of unlabeled points
+    that start on the boundary after a flip that did not decrease ``J``; they stop the step
+    only once their margin falls below ``-exempt_tol`` (they may stay at 0 or move inside,
+    but never leave the polytope).
 
     Returns (params, records, events, t_end, hit_boundary, info) with ``params[0] == t0``.
     """
@@ -324,7 +331,7 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exemp
     exempt = np.zeros(n, dtype=bool) if exempt is None else exempt
     watch = watch | exempt
     unl = np.flatnonzero(watch)
-    level = np.where(exempt[unl], -exempt_tol, 0.0)
+    level = np.where(exempt[unl], -exempt_tol, boundary_tol)
     Q = K * np.outer(ylab, ylab)
     q = b * ylab - 1.0
     ub0 = np.where(lab, C, 0.0)
@@ -630,7 +637,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         ps, rs, evs, t_new, hit, st = _cp_step(Kv, ylab, lab, b, C, t, Cmax, rec.theta,
                                                refactor_every, ~lab & ~stuck,
                                                exempt=~lab & stuck, exempt_tol=tol,
-                                               fast=engine == "fast")
+                                               fast=engine == "fast", boundary_tol=tol)
         # an exempt point that would leave its polytope is back on the boundary at t_new:
         # it is checked (and flipped) again by the next DJ-step
         stuck[st.get("exempt_hit", [])] = False
