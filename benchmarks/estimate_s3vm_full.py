@@ -8,8 +8,11 @@ script times ONE split of each piece per data set (seed 0, n_jobs = 1) and extra
 times is not measured (one split each), so the estimate is rough (the path's cost grows with
 the number of breakpoints and label flips, which vary between splits).
 
+The report goes to ``benchmarks/estimates/`` (not ``results/``: it is an estimate, not a
+timed comparison, and the book's performance page lists only ``results/``).
+
 Usage: ``.venv/bin/python benchmarks/estimate_s3vm_full.py --out
-benchmarks/results/s3vm_full_estimate.json`` (``--quick``: the first two data sets only).
+benchmarks/estimates/s3vm_full.json`` (``--quick``: the first two data sets only).
 """
 
 from __future__ import annotations
