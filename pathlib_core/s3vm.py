@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_kernel, as_vector, positive_scalar
+from ._s3vm_fast import trace_cp
+from ._validation import as_kernel, as_vector, check_choice, positive_scalar
 from .homotopy import FREE, LOWER, UPPER, HomotopyError, _make_problem, _trace
 from .kkt import _QPData, _recover_bounds, _residuals
 from .path import Event, Path
@@ -290,8 +291,10 @@ def _first_crossing(params, recs, unl, ylab, level=None):
     """First parameter where some ``y_hat_i f(x_i)`` (i in U) reaches 0 on a linear path.
 
     ``level`` (same length as ``unl``, default 0): a point counts as crossing on a segment
-    once its margin at the segment's end is ``<= level`` (a small negative level for exempt
-    points that start on the boundary); the returned position is where the margin is 0.
+    once its margin at the segment's end is ``<= level`` (the boundary tolerance, or a small
+    negative level for exempt points that start on the boundary); the returned position is
+    where the margin is 0 (the segment's end if it stays above 0 there, its start if it is
+    already at the level there).
     """
     level = np.zeros(len(unl)) if level is None else level
     for k in range(len(params) - 1):
@@ -302,6 +305,8 @@ def _first_crossing(params, recs, unl, ylab, level=None):
             # linear in t on the segment: m(t) = m0 + (m1 - m0) s, s in [0, 1]
             with np.errstate(divide="ignore", invalid="ignore"):
                 s = np.where(hit, m0 / (m0 - m1), np.inf)
+            s = np.where(np.isnan(s), 1.0, s)  # m0 == m1: flat at the level
+            s = np.where(hit & (m0 <= level), 0.0, s)  # already at the level at the start
             s = np.clip(s, 0.0, 1.0)
             j = int(np.argmin(s))
             return k, float(s[j])
@@ -309,13 +314,16 @@ def _first_crossing(params, recs, unl, ylab, level=None):
 
 
 def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exempt=None,
-             exempt_tol=0.0):
+             exempt_tol=0.0, fast=True, boundary_tol=0.0):
     """Trace the box QP from ``t0`` until the polytope boundary or ``t_max``.
 
     ``watch``: mask of the unlabeled points whose margin defines the boundary (stop once a
-    margin is ``<= 0``). ``exempt``: mask of unlabeled points that start on the boundary after
-    a flip that did not decrease ``J``; they stop the step only once their margin falls below
-    ``-exempt_tol`` (they may stay at 0 or move inside, but never leave the polytope).
+    margin is ``<= boundary_tol``, the tolerance with which the DJ-step counts a point as on
+    the boundary: a margin that stays at a rounding error above 0 over a whole segment is on
+    the boundary, and the next DJ-step must see it). ``exempt``: mask of unlabeled points
+    that start on the boundary after a flip that did not decrease ``J``; they stop the step
+    only once their margin falls below ``-exempt_tol`` (they may stay at 0 or move inside,
+    but never leave the polytope).
 
     Returns (params, records, events, t_end, hit_boundary, info) with ``params[0] == t0``.
     """
@@ -323,7 +331,7 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exemp
     exempt = np.zeros(n, dtype=bool) if exempt is None else exempt
     watch = watch | exempt
     unl = np.flatnonzero(watch)
-    level = np.where(exempt[unl], -exempt_tol, 0.0)
+    level = np.where(exempt[unl], -exempt_tol, boundary_tol)
     Q = K * np.outer(ylab, ylab)
     q = b * ylab - 1.0
     ub0 = np.where(lab, C, 0.0)
@@ -336,6 +344,16 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exemp
     def record(p, tt):
         return _record(K, ylab, p.x, np.zeros(n), b)
 
+    def record_many(xs):
+        # one matrix-vector product per breakpoint (a single matrix-matrix product is faster
+        # on an idle machine but much slower with threaded BLAS on a loaded one)
+        lab_int = ylab.astype(int)
+        out = []
+        for x in xs:
+            beta = ylab * x
+            out.append(S3VMSolution(beta, b, K @ beta + b, np.array(x), lab_int))
+        return out
+
     recs_all[0] = record(_X(theta0), t0)
     iu_mask = watch
 
@@ -347,7 +365,8 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exemp
         if t_max - t_end <= 1e-12 * t_max:
             t_end = t_max
         params, recs, evs = _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record,
-                                         refactor_every, stats, stop)
+                                         refactor_every, stats, stop,
+                                         fast=(unl, level, record_many) if fast else None)
         stats["n_chunks"] += 1
         recs[0] = recs_all[-1]
         cross = _first_crossing(params, recs, unl, ylab, level)
@@ -379,8 +398,12 @@ _FAIL_AT = re.compile(r"at t=([-+0-9.eE]+)")
 
 
 def _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record, refactor_every, stats,
-                 stop=None):
+                 stop=None, fast=None):
     """Trace the box QP on ``[t, t_end]``; restart past an unresolvable degenerate event.
+
+    ``fast = (watch, level, record_many)``: first try the lean compiled loop
+    (:func:`pathlib_core._s3vm_fast.trace_cp`, same stop rule on the indices ``watch``); if it
+    raises :class:`HomotopyError`, the chunk is traced again by the generic engine below.
 
     When the engine's tie resolution gives up at some ``t_f`` (near-singular kernels at large
     ``C``), the path is traced to ``t_f``, the QP is solved exactly (active set) at
@@ -388,6 +411,19 @@ def _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record, refactor_every, 
     solutions are joined linearly (the gap to an exact solve at the midpoint is recorded in
     ``max_restart_gap``).
     """
+    if fast is not None:
+        try:
+            ps, xs, evs, info = trace_cp(prob, t, t_end, theta,
+                                         _start_state(Q, q, theta, ub0 + t * ub1),
+                                         watch=fast[0], level=fast[1], stop=stop,
+                                         refactor_every=refactor_every)
+        except HomotopyError:
+            stats["n_fast_fallbacks"] = stats.get("n_fast_fallbacks", 0) + 1
+        else:
+            stats["n_events"] += info["n_events"]
+            stats["n_engine_events"] = (stats.get("n_engine_events", 0)
+                                        + info["n_engine_events"])
+            return [float(a) for a in ps], fast[2](xs), evs
     params, recs, evs = [], [], []
     for _ in range(100):
         try:
@@ -445,6 +481,7 @@ class _X:
         self.x = x
 
 
+
 def _solve_box(Q, q, ub, theta0):
     res = solve_qp(Q, q, lb=np.zeros(q.size), ub=ub, warm_start=np.clip(theta0, 0.0, ub),
                    tol=1e-12)
@@ -478,7 +515,8 @@ def _lerp(r0: S3VMSolution, r1: S3VMSolution, s: float) -> S3VMSolution:
 # the whole path (Algorithm 1)
 # ---------------------------------------------------------------------------------------------
 def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
-              refactor_every: int = 50, max_jumps: int | None = None) -> Path:
+              refactor_every: int = 50, max_jumps: int | None = None,
+              engine: str = "fast") -> Path:
     r"""Path of local optima of the S3VM for ``C^*`` in ``[0, C_unlabeled_max]``.
 
     Algorithm 1 of Ogawa et al. (2013): start at ``C^* = 0`` with the supervised SVM on the
@@ -504,6 +542,11 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         Passed to the homotopy engine.
     max_jumps : int, optional
         Safety cap on DJ iterations (default ``10 n + 100``).
+    engine : {"fast", "generic"}
+        How the CP-steps are traced: ``"fast"`` runs the plain events in a compiled loop
+        (:mod:`pathlib_core._s3vm_fast`) and hands degenerate ones to the generic engine;
+        ``"generic"`` uses :func:`pathlib_core.homotopy._trace` throughout. Both give the
+        same path (up to rounding); ``"generic"`` is the reference the tests compare with.
 
     Returns
     -------
@@ -526,6 +569,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
     C = positive_scalar(C, "C")
     Cmax = positive_scalar(C_unlabeled_max, "C_unlabeled_max", allow_zero=True)
+    check_choice(engine, "engine", ("fast", "generic"))
     tol = positive_scalar(boundary_tol, "boundary_tol") * max(1.0, C)
     n = Kv.shape[0]
     b = class_balance_bias(yv)
@@ -542,7 +586,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     params, recs, events = [0.0], [rec], [Event(0.0, "start", (), {})]
     t = 0.0
     n_jumps = 0
-    n_cp = {"n_events": 0, "n_chunks": 0, "n_restarts": 0, "max_restart_gap": 0.0}
+    n_cp = {"n_events": 0, "n_chunks": 0, "n_restarts": 0, "max_restart_gap": 0.0,
+            "n_engine_events": 0, "n_fast_fallbacks": 0}
     theta = rec.theta
     min_interior = np.inf
     stuck = np.zeros(n, dtype=bool)  # exempt now
@@ -591,7 +636,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         # CP-step (Algorithm 2)
         ps, rs, evs, t_new, hit, st = _cp_step(Kv, ylab, lab, b, C, t, Cmax, rec.theta,
                                                refactor_every, ~lab & ~stuck,
-                                               exempt=~lab & stuck, exempt_tol=tol)
+                                               exempt=~lab & stuck, exempt_tol=tol,
+                                               fast=engine == "fast", boundary_tol=tol)
         # an exempt point that would leave its polytope is back on the boundary at t_new:
         # it is checked (and flipped) again by the next DJ-step
         stuck[st.get("exempt_hit", [])] = False
@@ -599,6 +645,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         n_cp["n_chunks"] += st["n_chunks"]
         n_cp["n_restarts"] += st["n_restarts"]
         n_cp["max_restart_gap"] = max(n_cp["max_restart_gap"], st["max_restart_gap"])
+        n_cp["n_engine_events"] += st.get("n_engine_events", 0)
+        n_cp["n_fast_fallbacks"] += st.get("n_fast_fallbacks", 0)
         params.extend(ps[1:])
         recs.extend(rs[1:])
         events.extend(Event(e.param, e.kind, e.indices, dict(e.info)) for e in evs)
@@ -617,6 +665,9 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         "n_cp_chunks": n_cp["n_chunks"],
         "n_restarts": n_cp["n_restarts"],
         "max_restart_gap": n_cp["max_restart_gap"],
+        "n_engine_events": n_cp["n_engine_events"],
+        "n_fast_fallbacks": n_cp["n_fast_fallbacks"],
+        "engine": engine,
         "min_interior_margin": min_interior,
         "time": time.perf_counter() - t_start,
     }

@@ -27,9 +27,10 @@ from .s3vm import conditional_solution, s3vm_objective, s3vm_path, select_C_unla
 
 __all__ = ["DATASETS", "make_split", "run_split", "objective_comparison", "timing_study"]
 
-#: ten binary datasets of 200-5000 points from the offline registry (low and high dimension)
+#: ten binary datasets of 200-1000 points from the offline registry (low and high dimension;
+#: spambase, 4597 points, was dropped: one path on its training half did not finish in 230 s)
 DATASETS = ("sonar", "heart", "spectf", "ionosphere", "wisconsin", "breast_cancer", "pima",
-            "mammographic", "german", "spambase")
+            "mammographic", "german", "saheart")
 
 
 def make_split(y, seed):
