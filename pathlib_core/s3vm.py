@@ -117,9 +117,15 @@ def check_s3vm_inputs(K, y):
 
 
 def class_balance_bias(y) -> float:
-    """The fixed bias ``b = 2 r - 1``, ``r`` the fraction of ``+1`` among labeled points."""
-    yv = np.asarray(y, dtype=float)
+    """The fixed bias ``b = 2 r - 1``, ``r`` the fraction of ``+1`` among labeled points.
+
+    ``y`` holds -1 / +1 for labeled points and 0 for unlabeled ones; a ``ValueError`` is
+    raised when no point is labeled.
+    """
+    yv = as_vector(y, "y")
     lab = yv != 0
+    if not lab.any():
+        raise ValueError("y must contain labeled points (labels -1 or +1); all are 0")
     return float(2.0 * np.mean(yv[lab] == 1) - 1.0)
 
 
@@ -535,7 +541,9 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     C : float
         Weight of the labeled losses (> 0).
     C_unlabeled_max : float
-        End of the path (>= 0); ``C^*`` runs from 0 to here.
+        End of the path (>= 0); ``C^*`` runs from 0 to here. The paper anneals up to
+        ``C^* = C``; larger values are allowed (the problem stays well defined: the unlabeled
+        points then weigh more than the labeled ones).
     boundary_tol : float
         A point counts as on the boundary when ``y_hat_i f(x_i) <= boundary_tol * max(1, C)``.
     refactor_every : int

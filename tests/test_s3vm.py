@@ -373,3 +373,11 @@ def test_stop_without_recorded_crossing_does_not_hang():
         J = s3vm_objective(K, y, rec.labels, rec.coef, rec.intercept, C=10.0, C_unlabeled=t)
         Jo, _ = oracle(K, y, rec.labels.astype(float), 10.0, t)
         assert abs(J - Jo) <= 1e-7 * max(1.0, abs(Jo))
+
+
+def test_class_balance_bias_needs_labeled_points():
+    from pathlib_core.s3vm import class_balance_bias
+
+    assert class_balance_bias([1, -1, 1, 0]) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="labeled"):
+        class_balance_bias([0, 0, 0])
