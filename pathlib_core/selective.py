@@ -74,6 +74,7 @@ __all__ = [
 ]
 
 LOSSES = ("squared", "hinge")
+STALL_ITER = 40  # squared loss: set iterations before the homotopy in mu takes over
 METHODS = ("dual", "primal")
 
 
@@ -701,8 +702,11 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                                active=np.abs(coef) > 1e-8 * max(1.0, mu), n_iter=n_iter,
                                objective=J, gap=math.nan, method="primal",
                                info={"time": time.perf_counter() - t0, "status": status})
+    # squared loss: a set iteration that has not settled after STALL_ITER iterations hands
+    # over to the exact homotopy below (cheaper than letting it cycle up to max_iter)
+    budget = min(max_iter, STALL_ITER) if loss == "squared" and mu > 0 else max_iter
     lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
-        X, y, gamma, mu, loss, warm_start, max_iter, tol)
+        X, y, gamma, mu, loss, warm_start, budget, tol)
     rescued = False
     homotopy_steps = 0
     if not converged and loss == "squared" and mu > 0:
