@@ -36,6 +36,11 @@ Our dual iteration therefore works with three feature sets -- ``P`` (:math:`|s_i
 and each inner problem is the paper's inner problem (34) / (37) plus at most ``N`` equality
 rows :math:`x^{i\top}\lambda = \pm\mu`. All linear algebra is ``N x N`` (objects); the only
 work in ``n`` is ``X_P X_P^T`` and ``X^T lambda``, both linear in ``n``.
+
+When the set iteration does not settle (squared loss), an exact homotopy in ``mu`` takes over:
+for fixed sets the solution of the inner system is affine in ``mu``, so it is followed from
+sets known to be optimal at a larger ``mu`` (a warm start, or the empty model at ``mu_0``) down
+to the target, one set change per breakpoint (``_mu_homotopy``).
 """
 
 from __future__ import annotations
@@ -206,7 +211,10 @@ class SelectiveResult:
     method : str
     info : dict
         ``"strong"`` (mask of features with ``|s_i| > mu``), ``"kink"`` (mask with
-        ``|s_i| = mu``), ``"time"`` (seconds), solver details.
+        ``|s_i| = mu``), ``"time"`` (seconds), ``"mu"`` (the selectivity solved for; a warm
+        start at a larger ``mu`` lets the homotopy start from its sets), ``"homotopy_steps"``
+        (breakpoints of the homotopy in ``mu``, 0 if the set iteration converged alone),
+        ``"rescued"`` (the cvxpy restart was used), solver details.
     """
 
     coef: np.ndarray
