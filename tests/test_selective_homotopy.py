@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pathlib_core.selective import kkt_residuals, mu_0, selective_fit
+from pathlib_core.selective import eeg_like, kkt_residuals, mu_0, selective_fit
 
 
 def _data(N, n, seed):
@@ -97,5 +97,16 @@ def test_degenerate_data_homotopy_result_is_certified(problem):
         return
     mu = frac * m0
     r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    assert r.info["homotopy_steps"] > 0 and not r.info["rescued"]
+    _assert_certified_and_primal(X, y, gamma, mu, r)
+
+
+def test_stalled_set_iteration_on_eeg_like_data_is_finished_by_the_homotopy():
+    # a small EEG-shaped problem at a small selectivity: the set iteration does not settle
+    # within its budget (it used to need the cvxpy restart); the homotopy finishes it exactly
+    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=0)
+    gamma = 1.0
+    mu = 0.005 * mu_0(X, y, gamma=gamma)
+    r = selective_fit(X, y, gamma=gamma, mu=mu)
     assert r.info["homotopy_steps"] > 0 and not r.info["rescued"]
     _assert_certified_and_primal(X, y, gamma, mu, r)
