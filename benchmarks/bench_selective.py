@@ -26,6 +26,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
@@ -100,10 +101,13 @@ def main():
     # can need the cvxpy restart at the larger m, minutes per fit on a 2-core machine)
     losses = os.environ.get("SELECTIVE_BENCH_LOSSES", "squared").split(",")
     repeat = 1 if args.quick else 3
-    rows, slopes = bench_growth(sizes, losses, repeat)
-    rows += bench_path(losses, 20, 0.3, repeat)
-    # a wider grid, where one cold fit needs the homotopy in mu (squared loss)
-    rows += bench_path([lo for lo in losses if lo == "squared"], 20, 0.05, repeat)
+    # BLAS at one thread for both methods (Clarabel is single-threaded anyway): on a shared
+    # machine a two-thread matrix-vector product was 20-40x slower than a one-thread one
+    with threadpool_limits(limits=1):
+        rows, slopes = bench_growth(sizes, losses, repeat)
+        rows += bench_path(losses, 20, 0.3, repeat)
+        # a wider grid, where one cold fit needs the homotopy in mu (squared loss)
+        rows += bench_path([lo for lo in losses if lo == "squared"], 20, 0.05, repeat)
     write_report(args.out, suite="selective", title="Selective ridge: dual vs primal, path vs fit",
                  results=rows, slopes=slopes,
                  notes=(f"mu = {MU_FRAC} mu_0 (few active features). The paper's setting (a "
@@ -111,7 +115,7 @@ def main():
                         "where our dual set iteration alone does not converge on EEG-like data "
                         "(the homotopy in mu reaches it for the squared loss, about 70 s per fit); "
                         "the paths use ratio 0.3 and 0.05 instead of (42)'s 1e-6. Primal "
-                        "timed once per size."))
+                        "timed once per size. BLAS held at one thread."))
 
 
 if __name__ == "__main__":
