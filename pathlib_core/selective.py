@@ -36,6 +36,11 @@ Our dual iteration therefore works with three feature sets -- ``P`` (:math:`|s_i
 and each inner problem is the paper's inner problem (34) / (37) plus at most ``N`` equality
 rows :math:`x^{i\top}\lambda = \pm\mu`. All linear algebra is ``N x N`` (objects); the only
 work in ``n`` is ``X_P X_P^T`` and ``X^T lambda``, both linear in ``n``.
+
+When the set iteration does not settle (squared loss), an exact homotopy in ``mu`` takes over:
+for fixed sets the solution of the inner system is affine in ``mu``, so it is followed from
+sets known to be optimal at a larger ``mu`` (a warm start, or the empty model at ``mu_0``) down
+to the target, one set change per breakpoint (``_mu_homotopy``).
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ __all__ = [
 ]
 
 LOSSES = ("squared", "hinge")
+STALL_ITER = 40  # squared loss: set iterations before the homotopy in mu takes over
 METHODS = ("dual", "primal")
 
 
@@ -205,7 +211,10 @@ class SelectiveResult:
     method : str
     info : dict
         ``"strong"`` (mask of features with ``|s_i| > mu``), ``"kink"`` (mask with
-        ``|s_i| = mu``), ``"time"`` (seconds), solver details.
+        ``|s_i| = mu``), ``"time"`` (seconds), ``"mu"`` (the selectivity solved for; a warm
+        start at a larger ``mu`` lets the homotopy start from its sets), ``"homotopy_steps"``
+        (breakpoints of the homotopy in ``mu``, 0 if the set iteration converged alone),
+        ``"rescued"`` (the cvxpy restart was used), solver details.
     """
 
     coef: np.ndarray
@@ -505,6 +514,105 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
     return lam, coef, b, n_iter, converged, strong, kink
 
 
+def _mu_homotopy(X, y, gamma, mu_t, start, ftol, max_steps):
+    """Exact homotopy in ``mu`` for the squared loss, from a certified point down to ``mu_t``.
+
+    For fixed feature sets ``(P, K, sig)`` the inner system (34)-(35) with the kink rows has
+    the right-hand side ``[y; 0; sig * mu]``, so its solution ``(lambda, b, a_K)`` is affine in
+    ``mu``, and so is ``s = X' lambda``. Starting from ``start = (mu_s, P, K, sig)`` (sets that
+    are optimal at ``mu_s >= mu_t``; ``None``: the empty model at ``mu_0``), we follow this
+    affine piece downwards to the largest ``mu`` where one set condition of (20) becomes tight
+    (a zero feature reaches ``|s_i| = mu``, a strong one falls back to it, a kink coefficient
+    reaches 0 or ``mu``), move that one feature and continue. Returns the same tuple as
+    :func:`_dual_fit` (``converged`` is True only if the conditions hold at ``mu_t``).
+    """
+    N, n = X.shape
+    if start is None:
+        lam0 = _empty_dual(X, y, gamma, "squared")
+        mu_c = float(np.max(np.abs(X.T @ lam0), initial=0.0))
+        P, K, sig = np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+    else:
+        mu_c, P, K, sig = start
+    fail = (np.zeros(N), np.zeros(n), math.nan, 0, False, np.zeros(n, bool), np.zeros(n, bool))
+    if mu_c < mu_t:
+        return fail
+    last = -1
+    steps = 0
+    while True:
+        steps += 1
+        if steps > max_steps:
+            return fail
+        XP, XK = X[:, P], X[:, K]
+        k = len(K)
+        M = np.zeros((N + 1 + k, N + 1 + k))
+        M[:N, :N] = XP @ XP.T + gamma * np.eye(N)
+        M[:N, N] = 1.0
+        M[N, :N] = 1.0
+        M[:N, N + 1:] = XK
+        M[N + 1:, :N] = XK.T
+        R = np.zeros((N + 1 + k, 2))
+        R[:N, 0] = y
+        R[N + 1:, 1] = sig
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+                sol = scipy.linalg.solve(M, R, assume_a="sym", check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+            return fail
+        if not np.allclose(M @ sol, R, rtol=1e-8, atol=1e-8 * (1 + np.abs(R).max())):
+            return fail
+        la, ld = sol[:N, 0], sol[:N, 1]
+        sa, sd = X.T @ la, X.T @ ld
+        ka, kd = sol[N + 1:, 0], sol[N + 1:, 1]
+        # constraints c(mu) = alpha + beta * mu >= 0, with the feature and its new set
+        inZ = np.ones(n, bool)
+        inZ[P] = False
+        inZ[K] = False
+        z = np.flatnonzero(inZ)
+        sP = np.sign(sa[P] + mu_c * sd[P])
+        alpha = np.concatenate([-sa[z], sa[z], sP * sa[P], sig * ka, -sig * ka])
+        beta = np.concatenate([1 - sd[z], 1 + sd[z], sP * sd[P] - 1, sig * kd, 1 - sig * kd])
+        idx = np.concatenate([z, z, P, K, K])
+        to = np.array(["K"] * (2 * len(z)) + ["K"] * len(P) + ["Z"] * k + ["P"] * k)
+        sgn = np.concatenate([np.ones(len(z)), -np.ones(len(z)), sP, sig, sig])
+        # going down in mu, c decreases where beta > 0; it crosses zero at -alpha / beta
+        grow = beta > 1e-12 * (1.0 + np.abs(alpha))
+        cross = np.full(len(alpha), -np.inf)
+        cross[grow] = -alpha[grow] / beta[grow]
+        cross[(idx == last) & (cross >= mu_c - 1e-12 * max(1.0, mu_c))] = -np.inf
+        j = int(np.argmax(cross)) if len(cross) else -1
+        if j < 0 or cross[j] <= mu_t:
+            break
+        mu_c = min(mu_c, float(cross[j]))
+        i, last = int(idx[j]), int(idx[j])
+        setP = set(P.tolist())
+        setK = dict(zip(K.tolist(), sig.tolist(), strict=True))
+        setP.discard(i)
+        setK.pop(i, None)
+        if to[j] == "K":
+            setK[i] = float(sgn[j]) if sgn[j] != 0 else 1.0
+        elif to[j] == "P":
+            setP.add(i)
+        P = np.array(sorted(setP), dtype=int)
+        K = np.array(sorted(setK), dtype=int)
+        sig = np.array([setK[q] for q in K], dtype=float)
+        if len(K) >= N:
+            return fail
+    lam = la + mu_t * ld
+    aK = ka + mu_t * kd
+    s = X.T @ lam
+    if _violations(s, mu_t, P, K, sig, aK, ftol, n):
+        return fail
+    aK = np.where(np.abs(aK) > ftol, aK, 0.0)
+    coef = _coef_from(s, P, K, aK, n)
+    b = _best_intercept(X @ coef, y, "squared")
+    kink = np.zeros(n, bool)
+    kink[K] = True
+    strong = np.zeros(n, bool)
+    strong[P] = True
+    return lam, coef, b, steps, True, strong, kink
+
+
 def _primal_fit(X, y, gamma, mu, loss, solver=None):
     import cvxpy as cp
 
@@ -558,6 +666,11 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         kink rows, see the module notes) or a size-``N`` QP solved by
         :func:`pathlib_core.qp.solve_qp` (hinge, (37)). ``"primal"``: (11) with cvxpy
         (Clarabel), the reference.
+        If the set iteration stalls (squared loss), the exact homotopy in ``mu`` takes
+        over (for fixed sets the solution is affine in ``mu``; it is followed from the warm
+        start's sets, or from the empty model at ``mu_0``, to ``mu``, one set change per
+        breakpoint); only if that fails too, the iteration restarts from the sets of a cvxpy
+        solve of the dual. Every returned result meets the same set conditions (20).
     warm_start : SelectiveResult, optional
         A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
         start the iteration.
@@ -597,9 +710,31 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                                active=np.abs(coef) > 1e-8 * max(1.0, mu), n_iter=n_iter,
                                objective=J, gap=math.nan, method="primal",
                                info={"time": time.perf_counter() - t0, "status": status})
+    # squared loss: a set iteration that has not settled after STALL_ITER iterations hands
+    # over to the exact homotopy below (cheaper than letting it cycle up to max_iter)
+    budget = min(max_iter, STALL_ITER) if loss == "squared" and mu > 0 else max_iter
     lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
-        X, y, gamma, mu, loss, warm_start, max_iter, tol)
+        X, y, gamma, mu, loss, warm_start, budget, tol)
     rescued = False
+    homotopy_steps = 0
+    if not converged and loss == "squared" and mu > 0:
+        # the set iteration stalled: follow the exact homotopy in mu (affine pieces, one set
+        # change per breakpoint) from the warm start's sets, or from the empty model at mu_0
+        start = None
+        if warm_start is not None and warm_start.info.get("mu", -1.0) >= mu and \
+                "strong" in warm_start.info:
+            ws = warm_start.info
+            K0 = np.flatnonzero(ws["kink"])
+            sig0 = np.sign(X.T @ warm_start.dual)[K0]
+            sig0[sig0 == 0] = 1.0
+            start = (float(ws["mu"]), np.flatnonzero(ws["strong"]), K0, sig0)
+        ftol = tol * (1.0 + np.abs(X).max() * (1.0 + np.abs(y).max()))
+        out = _mu_homotopy(X, y, gamma, mu, start, ftol, max_steps=10 * X.shape[1] + 1000)
+        if not out[4] and start is not None:
+            out = _mu_homotopy(X, y, gamma, mu, None, ftol, max_steps=10 * X.shape[1] + 1000)
+        if out[4]:
+            lam, coef, b, homotopy_steps, converged, strong, kink = out
+            n_iter += homotopy_steps
     if not converged:
         # the set iteration stalled (it can cycle between feature sets): start it again
         # from the feature sets of a generic convex solve of the same N-variable dual
@@ -632,7 +767,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     return SelectiveResult(coef=coef, intercept=b, dual=lam, active=coef != 0, n_iter=n_iter,
                            objective=J, gap=gap, method="dual",
                            info={"time": time.perf_counter() - t0, "strong": strong,
-                                 "kink": kink, "rescued": rescued})
+                                 "kink": kink, "rescued": rescued, "mu": mu,
+                                 "homotopy_steps": homotopy_steps})
 
 
 # ----------------------------------------------------------------------------------------
