@@ -58,6 +58,7 @@ from ._validation import (
     as_matrix,
     as_vector,
     check_choice,
+    finite_scalar,
     positive_scalar,
 )
 from .path import Event, FunctionSegment, Path
@@ -98,13 +99,13 @@ def _loss(y, z, loss: str) -> np.ndarray:
     return np.maximum(0.0, 1.0 - y * z)
 
 
-def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
+def _primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
     r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`."""
     z = X @ coef + intercept
     return float(gamma * selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
 
 
-def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
+def _dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
     r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
 
     Feasibility (:math:`\sum\lambda_j = 0`, the box for the hinge loss) is not checked here.
@@ -126,37 +127,22 @@ def _dual_infeasibility(y, lam, gamma, loss) -> float:
     return v
 
 
-def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
+def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
     r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda)) / \max(1, |J|)`.
 
     Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam``
     is optimal for the dual; the dual infeasibility of ``lam`` (scaled like the gap) is added
     so that an infeasible ``lam`` cannot produce a small value.
     """
-    J = primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
-    D = -2.0 * gamma * dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
+    J = _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
+    D = -2.0 * gamma * _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
     scale = max(1.0, abs(J))
     infeas = _dual_infeasibility(y, lam, gamma, loss) * (1.0 + float(np.abs(y).sum()))
     return float((J - D) / scale + infeas / scale)
 
 
-def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
-    r"""Optimality conditions of (11) at ``(a, b)`` with multipliers ``lam`` (eqs. (17)-(20)).
-
-    With :math:`s = X^\top\lambda` the conditions are, feature by feature (eq. (20) plus the
-    kink regime): :math:`a_i = s_i` if :math:`|a_i| > \mu`; :math:`|s_i| = \mu` with the sign
-    of :math:`a_i` if :math:`0 < |a_i| \le \mu`; :math:`|s_i| \le \mu` if :math:`a_i = 0`;
-    :math:`\sum_j \lambda_j = 0` (the bias); and object by object: squared loss
-    :math:`\lambda = (y - Xa - b)/\gamma` (eq. (33)); hinge loss
-    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)` with :math:`y_j\lambda_j = 1/(2\gamma)` where
-    :math:`y_j z_j < 1` and :math:`= 0` where :math:`y_j z_j > 1` (eq. (36)).
-
-    Returns
-    -------
-    dict
-        ``"features"``, ``"objects"``, ``"bias"`` (max absolute violations, each divided by
-        ``1 + max |s|`` resp. ``1 + max |lambda|``) and ``"max"``.
-    """
+def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
+    """The residuals of :func:`kkt_residuals` for trusted arrays."""
     X = np.asarray(X, float)
     a = np.asarray(coef, float)
     lam = np.asarray(lam, float)
@@ -239,6 +225,75 @@ def _check(X, y, gamma, mu, loss):
     if mu is not None:
         mu = positive_scalar(mu, "mu", allow_zero=True)
     return X, y, gamma, mu, loss
+
+
+# ----------------------------------------------------------------------------------------
+# public certificates (validated; the solver calls the private versions on trusted arrays)
+# ----------------------------------------------------------------------------------------
+def _check_point(X, y, gamma, mu, loss, coef=None, intercept=None, lam=None):
+    X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
+    if mu is None:
+        raise ValueError("mu must be given (>= 0)")
+    out = [X, y, gamma, mu, loss]
+    if coef is not None:
+        out.append(as_vector(coef, "coef", length=X.shape[1], length_of="X'"))
+        out.append(finite_scalar(intercept, "intercept"))
+    if lam is not None:
+        out.append(as_vector(lam, "lam", length=X.shape[0], length_of="X"))
+    return out
+
+
+def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
+    r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`.
+
+    Arguments are validated (``ValueError`` naming the argument); see :func:`selective_fit`.
+    """
+    X, y, gamma, mu, loss, coef, intercept = _check_point(X, y, gamma, mu, loss, coef,
+                                                          intercept)
+    return _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
+
+
+def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
+    r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
+
+    Feasibility of ``lam`` is not checked here (see :func:`duality_gap`).
+    """
+    X, y, gamma, mu, loss, lam = _check_point(X, y, gamma, mu, loss, lam=lam)
+    return _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
+
+
+def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
+    r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda)) / \max(1, |J|)`.
+
+    Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam`` is
+    optimal for the dual; the dual infeasibility of ``lam`` is added, so an infeasible
+    ``lam`` cannot produce a small value.
+    """
+    X, y, gamma, mu, loss, coef, intercept, lam = _check_point(X, y, gamma, mu, loss, coef,
+                                                               intercept, lam)
+    return _duality_gap(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss)
+
+
+def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
+    r"""Optimality conditions of (11) at ``(a, b)`` with multipliers ``lam`` (eqs. (17)-(20)).
+
+    With :math:`s = X^\top\lambda` the conditions are, feature by feature (eq. (20) plus the
+    kink regime): :math:`a_i = s_i` if :math:`|a_i| > \mu`; :math:`|s_i| = \mu` with the sign
+    of :math:`a_i` if :math:`0 < |a_i| \le \mu`; :math:`|s_i| \le \mu` if :math:`a_i = 0`;
+    :math:`\sum_j \lambda_j = 0` (the bias); and object by object: squared loss
+    :math:`\lambda = (y - Xa - b)/\gamma` (eq. (33)); hinge loss
+    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)` with :math:`y_j\lambda_j = 1/(2\gamma)` where
+    :math:`y_j z_j < 1` and :math:`= 0` where :math:`y_j z_j > 1` (eq. (36)).
+
+    Returns
+    -------
+    dict
+        ``"features"``, ``"objects"``, ``"bias"`` (max absolute violations, each divided by
+        ``1 + max |s|`` resp. ``1 + max |lambda|``) and ``"max"``.
+    """
+    X, y, gamma, mu, loss, coef, intercept, lam = _check_point(X, y, gamma, mu, loss, coef,
+                                                               intercept, lam)
+    return _kkt_residuals(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss)
 
 
 # ----------------------------------------------------------------------------------------
@@ -411,8 +466,12 @@ def _dual_cvxpy(X, y, gamma, mu, loss):
         c_box = 0.5 / gamma
         cons += [cp.multiply(y, lam) >= 0, cp.multiply(y, lam) <= c_box]
     prob = cp.Problem(cp.Minimize(W), cons)
-    prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
-               max_iter=500)
+    # only a start: its feature sets are re-solved exactly and certified by the duality gap,
+    # so cvxpy's "Solution may be inaccurate" (status optimal_inaccurate) is not passed on
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
+                   max_iter=500)
     if lam.value is None:
         return None
     return np.asarray(lam.value, float)
@@ -705,7 +764,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     t0 = time.perf_counter()
     if method == "primal":
         coef, b, n_iter, status = _primal_fit(X, y, gamma, mu, loss)
-        J = primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+        J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
         return SelectiveResult(coef=coef, intercept=b, dual=np.zeros(X.shape[0]),
                                active=np.abs(coef) > 1e-8 * max(1.0, mu), n_iter=n_iter,
                                objective=J, gap=math.nan, method="primal",
@@ -750,16 +809,16 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                 X, y, gamma, mu, loss, start, max_iter, tol)
             n_iter += it2
             rescued = True
-    J = primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+    J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
     if converged and coef.any() and not strong.any():
         # only kink features: at mu = mu_0 the hinge problem can have several optima; prefer
         # the empty model (41) when it is one of them (same lambda certifies it)
         b0 = _best_intercept(np.zeros(X.shape[0]), y, loss, hint=b)
-        J0 = primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
+        J0 = _primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
         if J0 <= J + 1e-12 * max(1.0, abs(J)):
             coef, b, J = np.zeros_like(coef), b0, J0
             kink = np.zeros_like(kink)
-    gap = duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
+    gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
     if not converged:
         raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
                            f"iterations without meeting its optimality conditions "
@@ -791,7 +850,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
         between grid points re-solves warm-started from the grid point above (exact, not an
         interpolation). Events ``"enter"`` / ``"leave"`` list the features whose active
         status changed between consecutive grid points (reported at the smaller ``mu``).
-        ``kkt_residuals()`` are the relative duality gaps. ``info`` holds ``"mu_0"``,
+        ``_kkt_residuals()`` are the relative duality gaps. ``info`` holds ``"mu_0"``,
         ``"n_iter"`` (per grid point, in tracing order) and ``"time"``.
     """
     X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
@@ -835,7 +894,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
                             rec_hi=fits[k + 1], kind="refit") for k in range(n_mu - 1)]
 
     def residual(t, rec):
-        return duality_gap(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=t,
+        return _duality_gap(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=t,
                            loss=loss)
 
     return Path("selectivity", segs, events, residual=residual, direction=-1,

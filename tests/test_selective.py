@@ -296,3 +296,24 @@ def test_bad_input_path_and_mu0():
     with pytest.raises(ValueError, match="warm_start"):
         r = selective_fit(X0[:5], Y0[:5], gamma=1.0, mu=0.1)
         selective_fit(X0, Y0, gamma=1.0, mu=0.1, warm_start=r)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"loss": "bogus"}, "loss"),
+    ({"gamma": -1.0}, "gamma"),
+    ({"mu": -1.0}, "mu"),
+    ({"coef": np.zeros(7)}, "coef"),
+    ({"lam": np.zeros(4)}, "lam"),
+    ({"intercept": np.inf}, "intercept"),
+])
+def test_certificates_check_their_arguments(kwargs, match):
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((5, 8)), rng.standard_normal(5)
+    a = {"coef": np.zeros(8), "intercept": 0.0, "lam": np.zeros(5), "gamma": 1.0, "mu": 0.5,
+         "loss": "squared"} | kwargs
+    with pytest.raises(ValueError, match=match):
+        duality_gap(X, y, a["coef"], a["intercept"], a["lam"], gamma=a["gamma"],
+                    mu=a["mu"], loss=a["loss"])
+    with pytest.raises(ValueError, match=match):
+        kkt_residuals(X, y, a["coef"], a["intercept"], a["lam"], gamma=a["gamma"],
+                      mu=a["mu"], loss=a["loss"])
