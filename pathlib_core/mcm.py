@@ -159,12 +159,14 @@ def _solve_sparse(A, y, *, C: float, l1: float, split: bool, null, method: str, 
     sparse rows ``g_i + q_i - h <= 0`` and ``-g_i - q_i <= -1``, and ``f`` is tied to the model
     by equalities:
 
-    * *margin form* (``l1 > 0``, or a low-rank range form): ``Y A theta + y b - g = 0``
+    * *margin form* (``l1 > 0``, or a rank-deficient range form): ``Y A theta + y b - g = 0``
       (``n`` dense rows instead of ``2n``);
-    * *null-space form* (``l1 = 0`` with ``rank > n / 2``): the variables are ``f`` itself and
-      ``f - b 1`` must lie in the range of the kept eigenvectors ``U``, i.e. ``V'(f - b 1) = 0``
-      for the dropped ones ``V`` (``n - rank`` rows; none when ``K`` has full numerical rank).
-      Then ``theta = U'(f - b 1)``.
+    * *null-space form* (``l1 = 0`` and ``K`` of full numerical rank): the variables are ``f``
+      itself, which is unrestricted because ``f - b 1`` may be any vector of the range of
+      ``U``, and ``theta = U'(f - b 1)``. The LP has no dense row at all. (With dropped
+      eigenvectors ``V`` the restriction ``V'(f - b 1) = 0`` would be needed; HiGHS meets such
+      equalities only to its feasibility tolerance, and projecting afterwards cost up to
+      1e-6 in the objective on data with duplicates, so that case uses the margin form.)
 
     Both have the same feasible set in ``(f, b, h, q)`` and the same inequality rows, so the
     multipliers ``z`` of (31)-(32) and of ``q >= 0`` are those of the dense LP (the equality
@@ -176,7 +178,7 @@ def _solve_sparse(A, y, *, C: float, l1: float, split: bool, null, method: str, 
     n_th = 2 * p if split else p
     eye = scipy.sparse.identity(n, format="csr")
     col = scipy.sparse.csr_matrix(np.ones((n, 1)))
-    use_null = (not split) and null.shape[1] < p
+    use_null = (not split) and null.shape[1] == 0
     if use_null:
         # variables (f, b, h, q)
         Yd = scipy.sparse.diags(y)
