@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.svm import SVC
@@ -150,6 +151,90 @@ def _lp_matrices(A, y, *, C: float, l1: float, split: bool) -> dict:
             "p": p, "split": split}
 
 
+def _solve_sparse(A, y, *, C: float, l1: float, split: bool, null, method: str, n_lb):
+    r"""Solve the LP of :func:`_lp_matrices` through an equivalent sparse reformulation.
+
+    The dense form repeats the ``n x p`` block ``Y A`` in both constraint families (31) and
+    (32). Here the margins ``g_i = y_i f(x_i)`` are separate variables, so (31)-(32) become the
+    sparse rows ``g_i + q_i - h <= 0`` and ``-g_i - q_i <= -1``, and ``f`` is tied to the model
+    by equalities:
+
+    * *margin form* (``l1 > 0``, or a rank-deficient range form): ``Y A theta + y b - g = 0``
+      (``n`` dense rows instead of ``2n``);
+    * *null-space form* (``l1 = 0`` and ``K`` of full numerical rank): the variables are ``f``
+      itself, which is unrestricted because ``f - b 1`` may be any vector of the range of
+      ``U``, and ``theta = U'(f - b 1)``. The LP has no dense row at all. (With dropped
+      eigenvectors ``V`` the restriction ``V'(f - b 1) = 0`` would be needed; HiGHS meets such
+      equalities only to its feasibility tolerance, and projecting afterwards cost up to
+      1e-6 in the objective on data with duplicates, so that case uses the margin form.)
+
+    Both have the same feasible set in ``(f, b, h, q)`` and the same inequality rows, so the
+    multipliers ``z`` of (31)-(32) and of ``q >= 0`` are those of the dense LP (the equality
+    multipliers are eliminated by stationarity in ``g`` or ``f``). Returns the dense-form
+    primal ``x = (theta, b, h, q)``, ``z``, the bound multipliers ``w_lb`` and HiGHS's
+    iteration count.
+    """
+    n, p = A.shape
+    n_th = 2 * p if split else p
+    eye = scipy.sparse.identity(n, format="csr")
+    col = scipy.sparse.csr_matrix(np.ones((n, 1)))
+    use_null = (not split) and null.shape[1] == 0
+    if use_null:
+        # variables (f, b, h, q)
+        Yd = scipy.sparse.diags(y)
+        A_ub = scipy.sparse.bmat([[Yd, None, -col, eye], [-Yd, None, None, -eye]],
+                                 format="csc")
+        # b's column has no inequality entries: bmat needs a shape for it
+        A_ub = scipy.sparse.hstack([A_ub[:, :n], scipy.sparse.csc_matrix((2 * n, 1)),
+                                    A_ub[:, n:]], format="csc")
+        m = null.shape[1]
+        if m:
+            A_eq = np.hstack([null.T, -(null.sum(axis=0))[:, None], np.zeros((m, n + 1))])
+            b_eq = np.zeros(m)
+        else:
+            A_eq = b_eq = None
+        c = np.concatenate([np.zeros(n + 1), [1.0], np.full(n, float(C))])
+        bounds = [(None, None)] * (n + 2) + [(0.0, None)] * n
+        q_at = n + 2
+    else:
+        # variables (theta, b, h, q, g)
+        YA = y[:, None] * A
+        blocks = [YA, -YA] if split else [YA]
+        A_eq = np.hstack(blocks + [y[:, None], np.zeros((n, 1 + n)), -np.eye(n)])
+        b_eq = np.zeros(n)
+        zero_th = scipy.sparse.csr_matrix((n, n_th + 1))
+        A_ub = scipy.sparse.bmat([[zero_th, -col, eye, eye], [zero_th, None, -eye, -eye]],
+                                 format="csc")
+        c = np.concatenate([np.full(n_th, float(l1)) if split else np.zeros(p), [0.0, 1.0],
+                            np.full(n, float(C)), np.zeros(n)])
+        bounds = ([(v if np.isfinite(v) else None, None) for v in n_lb]
+                  + [(None, None)] * n)
+        q_at = n_th + 2
+    b_ub = np.concatenate([np.zeros(n), -np.ones(n)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                      method=method)
+    if res.status != 0 or res.x is None:
+        raise ValueError(f"the MCM linear program was not solved (HiGHS status {res.status}: "
+                         f"{res.message}); try another method, a larger rank_tol or l1 > 0")
+    v = np.asarray(res.x, dtype=float)
+    lower = np.asarray(res.lower.marginals, dtype=float)
+    x = np.empty(n_th + 2 + n)
+    w_lb = np.zeros(n_th + 2 + n)
+    if use_null:
+        f, b = v[:n], v[n]
+        x[:p] = A.T @ (f - b)
+        x[p:] = v[n:]
+    else:
+        x[:] = v[:n_th + 2 + n]
+        w_lb[:n_th] = np.where(np.isfinite(n_lb[:n_th]), lower[:n_th], 0.0)
+    w_lb[n_th + 2:] = lower[q_at:q_at + n]
+    z = -np.asarray(res.ineqlin.marginals, dtype=float)
+    nit = getattr(res, "nit", None)
+    return x, z, w_lb, int(nit) if nit is not None else -1
+
+
 def mcm_lp(K, y, *, C: float, l1: float = 0.0) -> dict:
     r"""The kernel MCM exactly as written in eqs. (30)-(33): ``min c'x s.t. G x <= h, x >= lb``.
 
@@ -243,15 +328,9 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
     lp = _lp_matrices(A, y, C=C, l1=l1, split=split)
     p = lp["p"]
     n_th = 2 * p if split else p
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = linprog(lp["c"], A_ub=lp["G"], b_ub=lp["h"],
-                      bounds=[(v if np.isfinite(v) else None, None) for v in lp["lb"]],
-                      method=method)
-    if res.status != 0 or res.x is None:
-        raise ValueError(f"the MCM linear program was not solved (HiGHS status {res.status}: "
-                         f"{res.message}); try another method, a larger rank_tol or l1 > 0")
-    x = np.asarray(res.x, dtype=float)
+    null = None if split else U[:, ~keep]
+    x, z, w_lb, n_iter = _solve_sparse(A, y, C=C, l1=l1, split=split, null=null,
+                                       method=method, n_lb=lp["lb"])
     theta = x[:p] - x[p:2 * p] if split else x[:p].copy()
     # Polish: HiGHS meets its tolerances on its scaled LP; after unscaling, (31)-(32) can be
     # violated by ~1e-9. Raising q and h by that amount restores exact feasibility (to
@@ -261,8 +340,6 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
     h_new = max(float(x[n_th + 1]), float(np.max(yf + q_new)))
     polish = max(float(np.max(q_new - x[n_th + 2:])), h_new - float(x[n_th + 1]))
     x[n_th + 2:], x[n_th + 1] = q_new, h_new
-    z = -np.asarray(res.ineqlin.marginals, dtype=float)
-    w_lb = np.where(np.isfinite(lp["lb"]), np.asarray(res.lower.marginals, dtype=float), 0.0)
     w_ub = np.zeros_like(w_lb)
     kkt = lp_residuals(lp["c"], x, G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=z,
                        w_lb=w_lb, w_ub=w_ub)
@@ -275,7 +352,7 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
     return MCMResult(coef=lam, intercept=b, h=h, slack=q, objective=objective,
                      dual_upper=z[:n].copy(), dual_lower=z[n:].copy(),
                      dual_slack=w_lb[n_th + 2:].copy(), support=support, kkt=kkt,
-                     status="optimal", method=method, n_iter=int(getattr(res, "nit", -1) or -1),
+                     status="optimal", method=method, n_iter=n_iter,
                      C=C, l1=l1, polish=polish, rank=rank, lp=lp)
 
 
