@@ -16,7 +16,7 @@ The full-mode estimate is 5 x (one outer fold), summed over the datasets, plus t
 curves (timed separately by the notebook). Grid points differ in cost (C, l1), so the sampled
 part is an estimate; the script reports the spread of the sampled fit times.
 
-Run: ``python benchmarks/estimate_mcm_full.py --out benchmarks/results/mcm_full_estimate.json``
+Run: ``python benchmarks/estimate_mcm_full.py --out benchmarks/estimates/mcm_full.json``
 (``--quick``: two small datasets only).
 """
 

@@ -28,6 +28,7 @@ from typing import Any
 
 __all__ = [
     "VERDICTS",
+    "PARTS",
     "Claim",
     "Results",
     "atomic_write_text",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 VERDICTS = ("matches", "differs", "not reproduced")
+#: The part keys a claim may name (``paper=``): one scoreboard section each.
+PARTS = ("primer", "s3vm", "pdgdp", "selective", "gaga", "mcm")
 
 
 def _find_repo_root(start: FsPath) -> FsPath | None:
@@ -185,6 +188,9 @@ class Results:
         """
         if verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}; got {verdict!r}")
+        if paper not in PARTS:
+            raise ValueError(f"paper must be one of the part keys {PARTS}; got {paper!r} "
+                             "(cite the publication in the claim's text)")
         if verdict != "matches" and not reason:
             raise ValueError(f"claim {id!r}: a verdict of {verdict!r} needs a reason")
         if any(c.id == id and c.paper == paper for c in self.claims):

@@ -77,6 +77,9 @@ def test_results_save_is_atomic_json_and_validates_claims(tmp_path):
         r.claim("c3", paper="primer", text="t", paper_value=1, ours=2, verdict="ok")
     with pytest.raises(ValueError, match="already recorded"):
         r.claim("c1", paper="primer", text="t", paper_value=1, ours=1, verdict="matches")
+    with pytest.raises(ValueError, match="part keys"):  # a citation is not a part key
+        r.claim("c4", paper="Badge et al. 2021", text="t", paper_value=1, ours=1,
+                verdict="matches")
     path = r.save(tmp_path)
     assert path.name == "primer__x.json"
     data = json.loads(path.read_text())
