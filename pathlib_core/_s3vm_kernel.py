@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# shared with the SVM loop: the downdate of the inverse and the drift measure are the same
+from ._svm_kernel import _border_remove, _drift
+
 try:  # pragma: no cover - exercised through the import
     from numba import njit
 except ImportError:  # pragma: no cover
@@ -99,20 +102,6 @@ def _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1):
 
 
 @njit(cache=True)
-def _drift(st, t, g0, g1):
-    n = st.shape[0]
-    gs = 1.0
-    ge = 0.0
-    for i in range(n):
-        g = abs(g0[i] + t * g1[i])
-        if g > gs:
-            gs = g
-        if st[i] == FREE and g > ge:
-            ge = g
-    return ge / gs
-
-
-@njit(cache=True)
 def _border_add(Q, keys, k, Minv, j, sing_tol, p_scale):
     """Append index j to the inverse of ``Q_FF``; False if the Schur complement is ~0."""
     c = np.empty(k)
@@ -139,38 +128,6 @@ def _border_add(Q, keys, k, Minv, j, sing_tol, p_scale):
         Minv[k, r] = -u[r] / sch
     Minv[k, k] = 1.0 / sch
     keys[k] = j
-    return True
-
-
-@njit(cache=True)
-def _border_remove(keys, k, Minv, j, sing_tol):
-    """Remove index j from the inverse (the last key moves into its place)."""
-    pos = -1
-    for r in range(k):
-        if keys[r] == j:
-            pos = r
-    if pos < 0:
-        return False
-    e = Minv[pos, pos]
-    ref = 1e-300
-    for r in range(k):
-        for s in range(k):
-            if abs(Minv[r, s]) > ref:
-                ref = abs(Minv[r, s])
-    if not np.isfinite(e) or abs(e) <= sing_tol * ref:
-        return False
-    col = Minv[:k, pos].copy()
-    for r in range(k):
-        for s in range(k):
-            Minv[r, s] -= col[r] * col[s] / e
-    last = k - 1
-    if pos != last:
-        for r in range(k):
-            Minv[pos, r] = Minv[last, r]
-        for r in range(k):
-            Minv[r, pos] = Minv[r, last]
-        Minv[pos, pos] = Minv[last, last]
-        keys[pos] = keys[last]
     return True
 
 
