@@ -246,11 +246,14 @@ def mcm_lp(K, y, *, C: float, l1: float = 0.0) -> dict:
 
     Returns
     -------
-    dict with keys ``c, G, h, lb, ub, n, p, split``.
+    dict with keys ``c, G, h, lb, ub, n, p, split``. Arguments are checked as in
+    :func:`fit_mcm` (``ValueError`` naming the argument).
     """
-    K = np.asarray(K, dtype=float)
-    y = np.asarray(y, dtype=float)
-    return _lp_matrices(K, y, C=float(C), l1=float(l1), split=l1 > 0)
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    C = positive_scalar(C, "C")
+    l1 = positive_scalar(l1, "l1", allow_zero=True)
+    return _lp_matrices(K, y, C=C, l1=l1, split=l1 > 0)
 
 
 def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",

@@ -618,6 +618,18 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
                  max_events: int = 10_000):
     r"""Exact age-path of the self-paced SVM (eq. 7, Proposition 1, Algorithm 3).
 
+    The partial optimum of the self-paced SVM objective (eqs. 2 and 7),
+
+    .. math::
+
+        \min_{f \in \mathcal H,\, b,\; v \in [0, 1]^n} \;
+            \tfrac12 \|f\|_{\mathcal H}^2
+            + \sum_{i=1}^n v_i \, C \max\bigl(0,\, 1 - y_i (f(x_i) + b)\bigr)
+            + \sum_{i=1}^n f_{\mathrm{SP}}(v_i, \lambda),
+
+    followed in the age ``lambda`` from ``age_min`` to ``age_max`` (``f_SP`` the linear or
+    mixture SP-regularizer).
+
     Called by :func:`pathlib_core.spl.age_path` with ``model="svm"``. Starts from a partial
     optimum at ``age_min`` (warm ACS from the unweighted SVM, Newton-polished), then follows
     ODE (8) (linear regularizer) or (9) (mixture) in the dual variables ``(alpha_F, b)`` with

@@ -219,3 +219,15 @@ def test_bad_data():
         fit_mcm(K + np.triu(np.ones((8, 8)), 1), y)
     with pytest.raises(ValueError, match="y"):
         fit_mcm(K, y[:5])
+
+
+def test_mcm_lp_checks_its_arguments():
+    K, y = np.eye(4), np.array([1.0, -1.0, 1.0, -1.0])
+    with pytest.raises(ValueError, match="C"):
+        mcm_lp(K, y, C=-1.0)
+    with pytest.raises(ValueError, match="l1"):
+        mcm_lp(K, y, C=1.0, l1=-0.1)
+    with pytest.raises(ValueError, match="K"):
+        mcm_lp(np.where(np.eye(4) > 0, np.nan, K), y, C=1.0)
+    with pytest.raises(ValueError, match="y"):
+        mcm_lp(K, y[:3], C=1.0)
