@@ -21,6 +21,8 @@ Submodules are imported on demand so that ``import pathlib_core`` stays cheap:
 - :mod:`pathlib_core.s3vm_protocol` -- the S3VM paper's experimental protocol (Section 6)
 - :mod:`pathlib_core.baselines` -- the methods the papers compare against
 - :mod:`pathlib_core.selective` -- selective ridge regularization in the dual (n >> N)
+- :mod:`pathlib_core.selective_newton` -- the selective-ridge paper's own Newton iteration
+  (27)-(32), kept to measure how it behaves
 - :mod:`pathlib_core.spl_svm`   -- the self-paced SVM age-path (Proposition 1) and SelfPacedSVC
 """
 
@@ -31,7 +33,7 @@ __version__ = "0.1.0"
 _SUBMODULES = {
     "path", "kkt", "qp", "homotopy", "odepath", "kernels", "datasets", "plotting", "results",
     "svm", "lasso", "runner", "pdgdp", "spl", "mcm", "s3vm", "s3vm_protocol", "baselines",
-    "selective", "spl_svm",
+    "selective", "selective_newton", "spl_svm",
 }
 
 __all__ = sorted(_SUBMODULES) + ["Path", "Event", "__version__"]

@@ -585,26 +585,55 @@ def _mu_homotopy(X, y, gamma, mu_t, start, ftol, max_steps):
     reaches 0 or ``mu``), move that one feature and continue. Returns the same tuple as
     :func:`_dual_fit` (``converged`` is True only if the conditions hold at ``mu_t``).
     """
+    return _mu_homotopy_multi(X, y, gamma, [mu_t], start, ftol, max_steps)[0]
+
+
+def _homotopy_fail(N, n, steps=0):
+    return (np.zeros(N), np.zeros(n), math.nan, steps, False, np.zeros(n, bool),
+            np.zeros(n, bool))
+
+
+REFRESH_GRAM = 200  # rank-one updates of X_P X_P' between exact recomputations
+
+
+def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
+    """:func:`_mu_homotopy` through several targets (decreasing) in one pass.
+
+    Returns one :func:`_dual_fit`-style tuple per target; its ``n_iter`` entry is the number
+    of breakpoints passed since the previous target. After a failure every remaining target
+    gets a tuple with ``converged == False``.
+
+    Cost per breakpoint: the Gram matrix ``X_P X_P'`` is kept up to date by rank-one
+    updates (``O(N^2)`` per set change, recomputed every ``REFRESH_GRAM`` changes), one
+    symmetric solve of size ``N + 1 + |K|`` with two right-hand sides and two products
+    ``X' lambda`` (``O(N n)``).
+    """
     N, n = X.shape
+    targets = [float(t) for t in targets]
+    out = []
     if start is None:
         lam0 = _empty_dual(X, y, gamma, "squared")
         mu_c = float(np.max(np.abs(X.T @ lam0), initial=0.0))
         P, K, sig = np.zeros(0, int), np.zeros(0, int), np.zeros(0)
     else:
         mu_c, P, K, sig = start
-    fail = (np.zeros(N), np.zeros(n), math.nan, 0, False, np.zeros(n, bool), np.zeros(n, bool))
-    if mu_c < mu_t:
-        return fail
+    if not targets or mu_c < targets[0]:
+        return [_homotopy_fail(N, n) for _ in targets]
     last = -1
     steps = 0
+    XT = np.ascontiguousarray(X.T)
+    G = X[:, P] @ X[:, P].T
+    n_updates = 0
+    q = 0  # next target
     while True:
         steps += 1
         if steps > max_steps:
-            return fail
-        XP, XK = X[:, P], X[:, K]
+            break
+        XK = X[:, K]
         k = len(K)
         M = np.zeros((N + 1 + k, N + 1 + k))
-        M[:N, :N] = XP @ XP.T + gamma * np.eye(N)
+        M[:N, :N] = G
+        M[np.arange(N), np.arange(N)] += gamma
         M[:N, N] = 1.0
         M[N, :N] = 1.0
         M[:N, N + 1:] = XK
@@ -617,11 +646,11 @@ def _mu_homotopy(X, y, gamma, mu_t, start, ftol, max_steps):
                 warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
                 sol = scipy.linalg.solve(M, R, assume_a="sym", check_finite=False)
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
-            return fail
+            break
         if not np.allclose(M @ sol, R, rtol=1e-8, atol=1e-8 * (1 + np.abs(R).max())):
-            return fail
+            break
         la, ld = sol[:N, 0], sol[:N, 1]
-        sa, sd = X.T @ la, X.T @ ld
+        sa, sd = XT @ la, XT @ ld  # two matrix-vector products beat one (n x 2) product
         ka, kd = sol[N + 1:, 0], sol[N + 1:, 1]
         # constraints c(mu) = alpha + beta * mu >= 0, with the feature and its new set
         inZ = np.ones(n, bool)
@@ -632,36 +661,62 @@ def _mu_homotopy(X, y, gamma, mu_t, start, ftol, max_steps):
         alpha = np.concatenate([-sa[z], sa[z], sP * sa[P], sig * ka, -sig * ka])
         beta = np.concatenate([1 - sd[z], 1 + sd[z], sP * sd[P] - 1, sig * kd, 1 - sig * kd])
         idx = np.concatenate([z, z, P, K, K])
-        to = np.array(["K"] * (2 * len(z)) + ["K"] * len(P) + ["Z"] * k + ["P"] * k)
-        sgn = np.concatenate([np.ones(len(z)), -np.ones(len(z)), sP, sig, sig])
         # going down in mu, c decreases where beta > 0; it crosses zero at -alpha / beta
         grow = beta > 1e-12 * (1.0 + np.abs(alpha))
         cross = np.full(len(alpha), -np.inf)
         cross[grow] = -alpha[grow] / beta[grow]
         cross[(idx == last) & (cross >= mu_c - 1e-12 * max(1.0, mu_c))] = -np.inf
         j = int(np.argmax(cross)) if len(cross) else -1
-        if j < 0 or cross[j] <= mu_t:
-            break
-        mu_c = min(mu_c, float(cross[j]))
+        mu_next = float(cross[j]) if j >= 0 else -np.inf
+        # every target in [mu_next, mu_c] lies on this affine piece
+        while q < len(targets) and targets[q] >= mu_next:
+            out.append(_homotopy_point(X, y, targets[q], la, ld, sa, sd, ka, kd, P, K, sig,
+                                       ftol, steps))
+            steps = 0
+            if not out[-1][4]:
+                return out + [_homotopy_fail(N, n) for _ in targets[q + 1:]]
+            q += 1
+        if q == len(targets):
+            return out
+        mu_c = min(mu_c, mu_next)
         i, last = int(idx[j]), int(idx[j])
+        # the new set of feature i: a zero / strong feature reaching |s_i| = mu enters the
+        # kink set; a kink coefficient reaching 0 leaves to Z, reaching +-mu goes to P
+        n_z, n_p = len(z), len(P)
+        to = "K" if j < 2 * n_z + n_p else ("Z" if j < 2 * n_z + n_p + k else "P")
+        sgn = (1.0 if j < n_z else -1.0) if j < 2 * n_z else (
+            sP[j - 2 * n_z] if j < 2 * n_z + n_p else 0.0)
+        was_P = i in set(P.tolist())
         setP = set(P.tolist())
         setK = dict(zip(K.tolist(), sig.tolist(), strict=True))
         setP.discard(i)
         setK.pop(i, None)
-        if to[j] == "K":
-            setK[i] = float(sgn[j]) if sgn[j] != 0 else 1.0
-        elif to[j] == "P":
+        if to == "K":
+            setK[i] = float(sgn) if sgn != 0 else 1.0
+        elif to == "P":
             setP.add(i)
         P = np.array(sorted(setP), dtype=int)
         K = np.array(sorted(setK), dtype=int)
-        sig = np.array([setK[q] for q in K], dtype=float)
+        sig = np.array([setK[r] for r in K], dtype=float)
+        if was_P != (to == "P"):
+            xi = X[:, i]
+            G += np.outer(xi, xi) if to == "P" else -np.outer(xi, xi)
+            n_updates += 1
+            if n_updates % REFRESH_GRAM == 0:
+                G = X[:, P] @ X[:, P].T
         if len(K) >= N:
-            return fail
+            break
+    return out + [_homotopy_fail(N, n, steps) for _ in targets[q:]]
+
+
+def _homotopy_point(X, y, mu_t, la, ld, sa, sd, ka, kd, P, K, sig, ftol, steps):
+    """The solution at ``mu_t`` on the current affine piece, certified by the set conditions."""
+    N, n = X.shape
     lam = la + mu_t * ld
     aK = ka + mu_t * kd
-    s = X.T @ lam
+    s = sa + mu_t * sd
     if _violations(s, mu_t, P, K, sig, aK, ftol, n):
-        return fail
+        return _homotopy_fail(N, n, steps)
     aK = np.where(np.abs(aK) > ftol, aK, 0.0)
     coef = _coef_from(s, P, K, aK, n)
     b = _best_intercept(X @ coef, y, "squared")
@@ -809,15 +864,51 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                 X, y, gamma, mu, loss, start, max_iter, tol)
             n_iter += it2
             rescued = True
+    return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
+                             kink, t0, rescued=rescued, homotopy_steps=homotopy_steps)
+
+
+def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, tol=1e-10):
+    """Squared-loss fits at the decreasing ``mus`` from one homotopy pass that starts at the
+    sets of ``start_fit``; a grid point the pass does not certify is fitted on its own."""
+    t0 = time.perf_counter()
+    info = start_fit.info
+    K0 = np.flatnonzero(info["kink"])
+    sig0 = np.sign(X.T @ start_fit.dual)[K0]
+    sig0[sig0 == 0] = 1.0
+    start = (float(info["mu"]), np.flatnonzero(info["strong"]), K0, sig0)
+    ftol = tol * (1.0 + np.abs(X).max() * (1.0 + np.abs(y).max()))
+    outs = _mu_homotopy_multi(X, y, gamma, mus, start, ftol, max_steps=10 * X.shape[1] + 1000)
+    fits = []
+    prev = start_fit
+    for mu, out in zip(mus, outs, strict=True):
+        if out[4]:
+            lam, coef, b, steps, converged, strong, kink = out
+            prev = _certified_result(X, y, gamma, mu, "squared", lam, coef, b, steps,
+                                     converged, strong, kink, t0, homotopy_steps=steps)
+        else:
+            prev = selective_fit(X, y, gamma=gamma, mu=mu, loss="squared", warm_start=prev,
+                                 max_iter=max_iter)
+        fits.append(prev)
+        t0 = time.perf_counter()
+    return fits
+
+
+def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong, kink,
+                      t0, **info) -> SelectiveResult:
+    """The :class:`SelectiveResult` of a dual solution, with its duality gap; raises
+    ``RuntimeError`` if the set conditions were not met (never an unconverged result)."""
     J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
-    if converged and coef.any() and not strong.any():
-        # only kink features: at mu = mu_0 the hinge problem can have several optima; prefer
-        # the empty model (41) when it is one of them (same lambda certifies it)
+    if converged and coef.any():
+        # at mu = mu_0 the hinge problem can have several optima (e.g. duplicated features at
+        # |a_i| = mu); prefer the empty model (41) when it is one of them (the same lambda
+        # certifies it through the duality gap below)
         b0 = _best_intercept(np.zeros(X.shape[0]), y, loss, hint=b)
         J0 = _primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
         if J0 <= J + 1e-12 * max(1.0, abs(J)):
             coef, b, J = np.zeros_like(coef), b0, J0
             kink = np.zeros_like(kink)
+            strong = np.zeros_like(strong)
     gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
     if not converged:
         raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
@@ -826,8 +917,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     return SelectiveResult(coef=coef, intercept=b, dual=lam, active=coef != 0, n_iter=n_iter,
                            objective=J, gap=gap, method="dual",
                            info={"time": time.perf_counter() - t0, "strong": strong,
-                                 "kink": kink, "rescued": rescued, "mu": mu,
-                                 "homotopy_steps": homotopy_steps})
+                                 "kink": kink, "mu": mu, "rescued": False,
+                                 "homotopy_steps": 0, **info})
 
 
 # ----------------------------------------------------------------------------------------
@@ -840,7 +931,11 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     The grid is ``mu_l = mu_0 * ratio ** ((n_mu - 1 - l) / (n_mu - 1))``, ``l = 0..n_mu-1``
     (log-spaced from ``ratio * mu_0`` to ``mu_0``, eq. (42) with ``ratio = 10^{-6}``). The fit
     at ``mu_0`` is the empty model (41); each next, smaller ``mu`` starts the dual iteration
-    from the previous solution (warm start), as in section V.B of the paper.
+    from the previous solution (warm start), as in section V.B of the paper. For the squared
+    loss, once the set iteration stalls at a grid point (the homotopy in ``mu`` finishes that
+    fit, see :func:`selective_fit`), the remaining grid points come from one homotopy pass
+    that continues from it (the iteration would stall again further down); each is
+    certified by the same set conditions and duality gap as a single fit.
 
     Returns
     -------
@@ -869,10 +964,17 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     grid[-1] = m0
     fits: list[SelectiveResult] = []
     prev = None
-    for mu in grid[::-1]:
-        prev = selective_fit(X, y, gamma=gamma, mu=float(mu), loss=loss, warm_start=prev,
+    down = [float(mu) for mu in grid[::-1]]
+    while len(fits) < n_mu:
+        mu = down[len(fits)]
+        prev = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss, warm_start=prev,
                              max_iter=max_iter)
         fits.append(prev)
+        if prev.info.get("homotopy_steps", 0) > 0 and len(fits) < n_mu:
+            # squared loss: the set iteration stalled here and the homotopy in mu finished
+            # the fit; further down it would stall again, so one homotopy pass from this
+            # point's sets serves every remaining grid point
+            fits += _homotopy_fits(X, y, gamma, prev, down[len(fits):], max_iter)
     fits = fits[::-1]  # increasing mu
     events = []
     for k in range(n_mu - 1):

@@ -317,3 +317,17 @@ def test_certificates_check_their_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         kkt_residuals(X, y, a["coef"], a["intercept"], a["lam"], gamma=a["gamma"],
                       mu=a["mu"], loss=a["loss"])
+
+
+def test_regression_duplicate_features_at_mu0_hinge_give_the_empty_model():
+    # found by hypothesis (random exploration): at mu = mu_0 two duplicated features at
+    # |a_i| = mu tie with the empty model (both J = 10); the empty model must be returned
+    X = np.array([[0, 0, 0], [0, 0, -1], [1, 1, 1], [-1, -1, -1], [-2, -2, 0], [-1, -1, -1],
+                  [0, 0, 1], [1, 1, -1], [1, 1, 0], [-1, -1, 0], [-1, -1, 0]], dtype=float)
+    y = np.array([1, 1, 1, 1, -1, -1, -1, 1, -1, -1, 1], dtype=float)
+    m0 = mu_0(X, y, gamma=10.0, loss="hinge")
+    d = selective_fit(X, y, gamma=10.0, mu=m0, loss="hinge")
+    p = selective_fit(X, y, gamma=10.0, mu=m0, loss="hinge", method="primal")
+    assert not d.coef.any()
+    assert abs(d.gap) <= 1e-9
+    assert abs(d.objective - p.objective) <= 1e-7 * max(1.0, p.objective)

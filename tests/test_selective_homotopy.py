@@ -97,8 +97,22 @@ def test_degenerate_data_homotopy_result_is_certified(problem):
         return
     mu = frac * m0
     r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
-    assert r.info["homotopy_steps"] > 0 and not r.info["rescued"]
+    assert not r.info["rescued"]
+    # either the one allowed set iteration was already optimal (e.g. mu_0 ~ 1e-17 from
+    # rounding when X' lambda = 0 for every feasible lambda) or the homotopy finished
+    assert r.info["homotopy_steps"] > 0 or r.n_iter == 1
     _assert_certified_and_primal(X, y, gamma, mu, r)
+
+
+def test_regression_features_invisible_to_the_dual_need_no_homotopy():
+    # found by hypothesis: a zero column and a constant column give X' lambda = 0 for every
+    # lambda with sum 0, so mu_0 is rounding noise and the first iterate is already optimal
+    X = np.array([[0.0, 1.0]] * 4)
+    y = np.array([-0.7, -0.5, -1.3, -0.2])
+    mu = 0.01 * mu_0(X, y, gamma=0.1)
+    r = selective_fit(X, y, gamma=0.1, mu=mu, max_iter=1)
+    assert r.n_iter == 1 and r.info["homotopy_steps"] == 0 and not r.coef.any()
+    _assert_certified_and_primal(X, y, 0.1, mu, r)
 
 
 def test_stalled_set_iteration_on_eeg_like_data_is_finished_by_the_homotopy():
