@@ -593,7 +593,105 @@ def _homotopy_fail(N, n, steps=0):
             np.zeros(n, bool))
 
 
-REFRESH_GRAM = 200  # rank-one updates of X_P X_P' between exact recomputations
+REFRESH = 200  # rank-one / bordering updates of the inverse between exact refactorizations
+
+
+class _InnerInverse:
+    """The inverse of the inner matrix (sel-inner) for sets ``(P, K)``, kept up to date.
+
+    ``M = [[X_P X_P' + gamma I, 1, X_K], [1', 0, 0], [X_K', 0, 0]]`` with the kink rows in
+    insertion order. A feature entering / leaving ``P`` is a symmetric rank-one change of the
+    top-left block (Sherman-Morrison), a kink row added / removed is a bordering step; each
+    costs ``O(m^2)`` with ``m = N + 1 + |K|``. Every ``REFRESH`` updates, and whenever an
+    update's pivot is tiny, the inverse is recomputed from ``M``. ``ok`` turns False when
+    ``M`` is singular.
+    """
+
+    def __init__(self, X, gamma, P, K):
+        self.X, self.gamma = X, gamma
+        self.N = X.shape[0]
+        self.P = set(int(i) for i in P)
+        self.K = [int(i) for i in K]
+        self.G = X[:, sorted(self.P)] @ X[:, sorted(self.P)].T
+        self.n_updates = 0
+        self.ok = self.refresh()
+
+    def matrix(self):
+        N, k = self.N, len(self.K)
+        M = np.zeros((N + 1 + k, N + 1 + k))
+        M[:N, :N] = self.G
+        M[np.arange(N), np.arange(N)] += self.gamma
+        M[:N, N] = 1.0
+        M[N, :N] = 1.0
+        XK = self.X[:, self.K]
+        M[:N, N + 1:] = XK
+        M[N + 1:, :N] = XK.T
+        return M
+
+    def refresh(self):
+        self.G = self.X[:, sorted(self.P)] @ self.X[:, sorted(self.P)].T
+        M = self.matrix()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+                Minv = scipy.linalg.solve(M, np.eye(len(M)), assume_a="sym",
+                                          check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+            return False
+        if not np.allclose(M @ Minv, np.eye(len(M)), rtol=0, atol=1e-8):
+            return False
+        self.Minv = 0.5 * (Minv + Minv.T)
+        self.n_updates = 0
+        return True
+
+    def _counted(self):
+        self.n_updates += 1
+        if self.n_updates >= REFRESH:
+            return self.refresh()
+        return True
+
+    def _pivot_ok(self, d, scale):
+        return abs(d) > 1e-9 * max(1.0, scale)
+
+    def toggle_strong(self, i, enter):
+        """Feature ``i`` enters (``enter``) or leaves ``P``."""
+        xi = self.X[:, i]
+        sgn = 1.0 if enter else -1.0
+        (self.P.add if enter else self.P.discard)(i)
+        self.G += sgn * np.outer(xi, xi)
+        u = self.Minv[:, : self.N] @ xi
+        den = 1.0 + sgn * float(xi @ u[: self.N])
+        if not self._pivot_ok(den, 1.0):
+            return self.refresh()
+        self.Minv -= (sgn / den) * np.outer(u, u)
+        return self._counted()
+
+    def add_kink(self, i):
+        xi = self.X[:, i]
+        w = self.Minv[:, : self.N] @ xi
+        d = -float(xi @ w[: self.N])
+        self.K.append(i)
+        if not self._pivot_ok(d, float(xi @ xi)):
+            return self.refresh()
+        m = len(w)
+        Minv = np.empty((m + 1, m + 1))
+        Minv[:m, :m] = self.Minv + np.outer(w, w) / d
+        Minv[:m, m] = Minv[m, :m] = -w / d
+        Minv[m, m] = 1.0 / d
+        self.Minv = Minv
+        return self._counted()
+
+    def remove_kink(self, i):
+        p = self.K.index(i)
+        self.K.pop(p)
+        q = self.N + 1 + p
+        g = self.Minv[q, q]
+        if not self._pivot_ok(g, 1e-12):
+            return self.refresh()
+        f = np.delete(self.Minv[:, q], q)
+        E = np.delete(np.delete(self.Minv, q, axis=0), q, axis=1)
+        self.Minv = E - np.outer(f, f) / g
+        return self._counted()
 
 
 def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
@@ -603,10 +701,10 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
     of breakpoints passed since the previous target. After a failure every remaining target
     gets a tuple with ``converged == False``.
 
-    Cost per breakpoint: the Gram matrix ``X_P X_P'`` is kept up to date by rank-one
-    updates (``O(N^2)`` per set change, recomputed every ``REFRESH_GRAM`` changes), one
-    symmetric solve of size ``N + 1 + |K|`` with two right-hand sides and two products
-    ``X' lambda`` (``O(N n)``).
+    Cost per breakpoint: the inverse of the inner matrix is kept up to date by rank-one and
+    bordering updates (:class:`_InnerInverse`, ``O((N + |K|)^2)``), plus two products
+    ``X' lambda`` (``O(N n)``). The solution at each target is re-solved exactly from the
+    matrix of its sets (no drift reaches a returned result).
     """
     N, n = X.shape
     targets = [float(t) for t in targets]
@@ -619,39 +717,27 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
         mu_c, P, K, sig = start
     if not targets or mu_c < targets[0]:
         return [_homotopy_fail(N, n) for _ in targets]
+    XT = np.ascontiguousarray(X.T)
+    inv = _InnerInverse(X, gamma, P, K)
+    signs = dict(zip((int(i) for i in K), (float(s) for s in sig), strict=True))
     last = -1
     steps = 0
-    XT = np.ascontiguousarray(X.T)
-    G = X[:, P] @ X[:, P].T
-    n_updates = 0
     q = 0  # next target
-    while True:
+    rhs = np.concatenate([y, [0.0]])
+    while inv.ok:
         steps += 1
         if steps > max_steps:
             break
-        XK = X[:, K]
+        K = np.array(inv.K, dtype=int)
+        P = np.fromiter(inv.P, dtype=int, count=len(inv.P))
+        sig = np.array([signs[i] for i in inv.K], dtype=float)
         k = len(K)
-        M = np.zeros((N + 1 + k, N + 1 + k))
-        M[:N, :N] = G
-        M[np.arange(N), np.arange(N)] += gamma
-        M[:N, N] = 1.0
-        M[N, :N] = 1.0
-        M[:N, N + 1:] = XK
-        M[N + 1:, :N] = XK.T
-        R = np.zeros((N + 1 + k, 2))
-        R[:N, 0] = y
-        R[N + 1:, 1] = sig
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-                sol = scipy.linalg.solve(M, R, assume_a="sym", check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
-            break
-        if not np.allclose(M @ sol, R, rtol=1e-8, atol=1e-8 * (1 + np.abs(R).max())):
-            break
-        la, ld = sol[:N, 0], sol[:N, 1]
+        Minv = inv.Minv
+        sol_a = Minv[:, : N + 1] @ rhs
+        sol_d = Minv[:, N + 1:] @ sig if k else np.zeros(N + 1)
+        la, ld = sol_a[:N], sol_d[:N]
         sa, sd = XT @ la, XT @ ld  # two matrix-vector products beat one (n x 2) product
-        ka, kd = sol[N + 1:, 0], sol[N + 1:, 1]
+        ka, kd = sol_a[N + 1:], sol_d[N + 1:]
         # constraints c(mu) = alpha + beta * mu >= 0, with the feature and its new set
         inZ = np.ones(n, bool)
         inZ[P] = False
@@ -668,10 +754,9 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
         cross[(idx == last) & (cross >= mu_c - 1e-12 * max(1.0, mu_c))] = -np.inf
         j = int(np.argmax(cross)) if len(cross) else -1
         mu_next = float(cross[j]) if j >= 0 else -np.inf
-        # every target in [mu_next, mu_c] lies on this affine piece
+        # every target in [mu_next, mu_c] lies on this affine piece: solve it exactly there
         while q < len(targets) and targets[q] >= mu_next:
-            out.append(_homotopy_point(X, y, targets[q], la, ld, sa, sd, ka, kd, P, K, sig,
-                                       ftol, steps))
+            out.append(_homotopy_point(X, y, gamma, targets[q], inv, sig, ftol, steps))
             steps = 0
             if not out[-1][4]:
                 return out + [_homotopy_fail(N, n) for _ in targets[q + 1:]]
@@ -683,38 +768,39 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
         # the new set of feature i: a zero / strong feature reaching |s_i| = mu enters the
         # kink set; a kink coefficient reaching 0 leaves to Z, reaching +-mu goes to P
         n_z, n_p = len(z), len(P)
-        to = "K" if j < 2 * n_z + n_p else ("Z" if j < 2 * n_z + n_p + k else "P")
-        sgn = (1.0 if j < n_z else -1.0) if j < 2 * n_z else (
-            sP[j - 2 * n_z] if j < 2 * n_z + n_p else 0.0)
-        was_P = i in set(P.tolist())
-        setP = set(P.tolist())
-        setK = dict(zip(K.tolist(), sig.tolist(), strict=True))
-        setP.discard(i)
-        setK.pop(i, None)
-        if to == "K":
-            setK[i] = float(sgn) if sgn != 0 else 1.0
-        elif to == "P":
-            setP.add(i)
-        P = np.array(sorted(setP), dtype=int)
-        K = np.array(sorted(setK), dtype=int)
-        sig = np.array([setK[r] for r in K], dtype=float)
-        if was_P != (to == "P"):
-            xi = X[:, i]
-            G += np.outer(xi, xi) if to == "P" else -np.outer(xi, xi)
-            n_updates += 1
-            if n_updates % REFRESH_GRAM == 0:
-                G = X[:, P] @ X[:, P].T
-        if len(K) >= N:
+        if j < 2 * n_z + n_p:  # Z or P -> K
+            if i in inv.P:
+                inv.ok = inv.toggle_strong(i, enter=False)
+            sgn = (1.0 if j < n_z else -1.0) if j < 2 * n_z else sP[j - 2 * n_z]
+            signs[i] = float(sgn) if sgn != 0 else 1.0
+            if inv.ok:
+                inv.ok = inv.add_kink(i)
+        else:  # K -> Z or K -> P
+            inv.ok = inv.remove_kink(i)
+            signs.pop(i, None)
+            if inv.ok and j >= 2 * n_z + n_p + k:
+                inv.ok = inv.toggle_strong(i, enter=True)
+        if len(inv.K) >= N:
             break
     return out + [_homotopy_fail(N, n, steps) for _ in targets[q:]]
 
 
-def _homotopy_point(X, y, mu_t, la, ld, sa, sd, ka, kd, P, K, sig, ftol, steps):
-    """The solution at ``mu_t`` on the current affine piece, certified by the set conditions."""
+def _homotopy_point(X, y, gamma, mu_t, inv, sig, ftol, steps):
+    """The exact solution at ``mu_t`` for the current sets, certified by the set conditions."""
     N, n = X.shape
-    lam = la + mu_t * ld
-    aK = ka + mu_t * kd
-    s = sa + mu_t * sd
+    K = np.array(inv.K, dtype=int)
+    P = np.array(sorted(inv.P), dtype=int)
+    inv.G = X[:, P] @ X[:, P].T
+    M = inv.matrix()
+    rhs = np.concatenate([y, [0.0], sig * mu_t])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            sol = scipy.linalg.solve(M, rhs, assume_a="sym", check_finite=False)
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+        return _homotopy_fail(N, n, steps)
+    lam, aK = sol[:N], sol[N + 1:]
+    s = X.T @ lam
     if _violations(s, mu_t, P, K, sig, aK, ftol, n):
         return _homotopy_fail(N, n, steps)
     aK = np.where(np.abs(aK) > ftol, aK, 0.0)
@@ -899,10 +985,11 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
     """The :class:`SelectiveResult` of a dual solution, with its duality gap; raises
     ``RuntimeError`` if the set conditions were not met (never an unconverged result)."""
     J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
-    if converged and coef.any():
-        # at mu = mu_0 the hinge problem can have several optima (e.g. duplicated features at
-        # |a_i| = mu); prefer the empty model (41) when it is one of them (the same lambda
-        # certifies it through the duality gap below)
+    if converged and coef.any() and \
+            np.max(np.abs(X.T @ lam)) <= mu * (1.0 + 1e-9) + 1e-12:
+        # no |s_i| above mu: the empty model can be optimal too, as at mu = mu_0 for the hinge
+        # loss (several optima, e.g. duplicated features at |a_i| = mu); prefer it (41) when
+        # it is one (the same lambda certifies it through the duality gap below)
         b0 = _best_intercept(np.zeros(X.shape[0]), y, loss, hint=b)
         J0 = _primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
         if J0 <= J + 1e-12 * max(1.0, abs(J)):
