@@ -161,8 +161,10 @@ def lasso_path(X, y, *, alpha_min: float | None = None, refactor_every: int = 50
 
     (no intercept; center ``X`` and ``y`` beforehand for one) by the homotopy of Osborne et al.
     (2000) / LARS-Lasso of Efron et al. (2004), with ``alpha_max = max|X'y| / n`` (above it
-    ``w = 0``). The breakpoints coincide with those of
-    ``sklearn.linear_model.lars_path(X, y, method="lasso")`` on generic data.
+    ``w = 0``; equation ``(lasso-alphamax)`` of the primer chapter
+    ``notebooks/primer/02_lasso_homotopy``, whose ``(lasso-kkt)`` and ``(lasso-segment)`` are
+    the optimality conditions and the affine segment between two events). The breakpoints
+    coincide with those of ``sklearn.linear_model.lars_path(X, y, method="lasso")`` on generic data.
 
     Parameters
     ----------

@@ -133,7 +133,10 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
         \qquad Q_{ij} = y_i y_j K_{ij},
 
     by the piecewise-linear homotopy of Hastie, Rosset, Tibshirani and Zhu (2004), traced
-    downward from ``C_max``.
+    downward from ``C_max``. In the primer chapter (``notebooks/primer/01_svm_path``) this
+    dual is equation ``(svm-dual)``, the optimality conditions that define the index sets
+    are ``(svm-stationarity)``-``(svm-sets)``, and the affine solution between two events is
+    ``(svm-segment)``.
 
     Parameters
     ----------
