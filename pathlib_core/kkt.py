@@ -418,6 +418,44 @@ def lp_residuals(c, x, *, G=None, h=None, A=None, b=None, lb=None, ub=None, z=No
 
     that is :func:`qp_residuals` with ``P = 0`` (stationarity ``c + G'z + A'nu - w_lb + w_ub =
     0``). The parameters are those of :func:`qp_residuals` with ``c`` in place of ``q``.
+
+    Parameters
+    ----------
+    c : array_like of shape (n,)
+        Cost vector.
+    x : array_like of shape (n,)
+        Primal point to check.
+    G, h : array_like of shapes (m_G, n) and (m_G,), optional
+        Inequality constraints ``G x <= h`` (a 1-D ``G`` is one row); give both or neither.
+    A, b : array_like of shapes (m_A, n) and (m_A,), optional
+        Equality constraints ``A x = b``; give both or neither.
+    lb, ub : float or array_like of shape (n,), optional
+        Bounds; ``-inf`` / ``+inf`` entries (or ``None``) mean no bound.
+    z, nu : array_like, optional
+        Multipliers of ``G x <= h`` (length ``m_G``) and ``A x = b`` (length ``m_A``);
+        ``None`` means zero.
+    w_lb, w_ub : array_like of shape (n,), optional
+        Multipliers of the lower and upper bounds. When *both* are ``None`` and the problem
+        has a finite bound, they are recovered from ``c + G'z + A'nu`` with
+        :func:`bound_multipliers_from_gradient` (``tol=bound_tol``); if only one is given,
+        the other is taken as zero.
+    relative : bool, default False
+        Absolute residuals, or residuals scaled by the size of their terms (module
+        docstring; complementarity is then divided by ``1 + |c'x|``).
+    bound_tol : float >= 0, default 1e-9
+        Tolerance used when recovering bound multipliers.
+
+    Returns
+    -------
+    KKTResiduals
+        Stationarity, primal and dual feasibility and complementarity residuals (and their
+        breakdown in ``parts``).
+
+    Raises
+    ------
+    ValueError
+        Mis-shaped or non-finite data, a constraint matrix without its right-hand side (or
+        the reverse), ``lb > ub`` somewhere, NaN bounds, each naming the argument.
     """
     d = _qp_data(None, c, G=G, h=h, A=A, b=b, lb=lb, ub=ub, qname="c")
     return _check_pair(d, x, z, nu, w_lb, w_ub, relative, bound_tol)

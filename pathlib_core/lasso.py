@@ -61,11 +61,43 @@ class LassoSolution:
 
 
 def lasso_kkt_residual(X, y, alpha: float, coef) -> float:
-    """Largest violation of the Lasso optimality conditions, relative to ``alpha_max``.
+    r"""Largest violation of the Lasso optimality conditions, relative to ``alpha_max``.
 
     With ``c = X'(y - X w) / n``: ``|c_j - alpha sign(w_j)|`` for ``w_j != 0`` and
     ``max(|c_j| - alpha, 0)`` otherwise, divided by ``alpha_max = max|X'y| / n`` (the scale of
     the correlations; 1 if ``X'y = 0``).
+
+    .. math::
+
+        r = \frac{1}{\alpha_{\max}} \max_j \begin{cases}
+            |c_j - \alpha\,\mathrm{sign}(w_j)|, & w_j \ne 0, \\
+            \max(|c_j| - \alpha, 0), & w_j = 0,
+            \end{cases}
+        \qquad c = \tfrac1n X^\top (y - X w),
+
+    the optimality conditions of :math:`\min_w \frac{1}{2n}\lVert y - Xw\rVert_2^2
+    + \alpha\lVert w\rVert_1` (module docstring).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, p)
+        Design matrix (no intercept column is added).
+    y : array_like of shape (n,)
+        Responses.
+    alpha : float >= 0
+        Penalty in scikit-learn's scaling.
+    coef : array_like of shape (p,)
+        Coefficients ``w`` to check.
+
+    Returns
+    -------
+    float
+        The relative residual ``r >= 0``; zero (to rounding) exactly at a Lasso solution.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, or ``alpha < 0``, naming the argument.
     """
     Xm = as_matrix(X, "X")
     yv = as_vector(y, "y", length=Xm.shape[0], length_of="X")

@@ -244,10 +244,43 @@ def mcm_lp(K, y, *, C: float, l1: float = 0.0) -> dict:
     ``-y_i (K_i lambda + b) - q_i <= -1``. :func:`fit_mcm` solves this form when ``l1 > 0``
     and the equivalent range form (see there) when ``l1 == 0``.
 
+    .. math::
+
+        \min_x \; c^\top x \quad \text{s.t.} \quad G x \le h, \quad lb \le x \le ub,
+        \qquad
+        c^\top x = h_{\mathrm{MCM}} + C \sum_{i=1}^n q_i + \ell_1 \sum_{j=1}^n
+            (\lambda^+_j + \lambda^-_j),
+
+    where :math:`h_{\mathrm{MCM}}` is the variable ``h`` of the MCM (not the right-hand side
+    ``h`` of the LP) and the last sum is present only with the split variables (``l1 > 0``).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Training kernel matrix (symmetric to a relative ``1e-8``; it is symmetrized).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}; both classes must be present.
+    C : float > 0
+        Slack penalty (keyword-only, no default).
+    l1 : float >= 0, default 0.0
+        Weight of ``sum_j |lambda_j|``; ``l1 > 0`` selects the split variables.
+
     Returns
     -------
-    dict with keys ``c, G, h, lb, ub, n, p, split``. Arguments are checked as in
-    :func:`fit_mcm` (``ValueError`` naming the argument).
+    dict
+        ``"c"`` (objective, length ``m``), ``"G"`` (shape ``(2n, m)``, the rows of (31) then
+        of (32)), ``"h"`` (length ``2n``: zeros then ``-1``), ``"lb"`` (``0`` for ``q`` and
+        for ``lambda^+`` / ``lambda^-``, ``-inf`` otherwise), ``"ub"`` (all ``+inf``),
+        ``"n"`` (number of points), ``"p"`` (number of columns of ``K``, i.e. ``n``) and
+        ``"split"`` (``l1 > 0``); ``m = n + 2 + n`` without and ``m = 2n + 2 + n`` with the
+        split. The arrays are in the form :func:`pathlib_core.kkt.lp_residuals` takes.
+        Arguments are checked as in :func:`fit_mcm` (``ValueError`` naming the argument).
+
+    Raises
+    ------
+    ValueError
+        A non-square, non-symmetric or non-finite ``K``, labels that are not -1 / +1 or of one
+        class only, ``C <= 0`` or ``l1 < 0``.
     """
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
@@ -369,6 +402,33 @@ def scatter_matrices(K, y) -> tuple[np.ndarray, np.ndarray]:
     For points of any order: ``B_ij = [y_i = y_j] K_ij / M_{y_i} - K_ij / M`` and
     ``W_ij = delta_ij K_ii - [y_i = y_j] K_ij / M_{y_i}``. Then ``1'B1 / 1'W1`` is the Fisher
     scalar ``tr S_b / tr S_w`` of the empirical feature space (Theorem 2.3, eq. (40)).
+
+    .. math::
+
+        B_{ij} = \frac{[y_i = y_j]\, K_{ij}}{M_{y_i}} - \frac{K_{ij}}{M}, \qquad
+        W_{ij} = \delta_{ij} K_{ii} - \frac{[y_i = y_j]\, K_{ij}}{M_{y_i}},
+
+    with :math:`M` the number of points and :math:`M_{\pm 1}` the size of each class.
+
+    Parameters
+    ----------
+    K : array_like of shape (M, M)
+        Kernel matrix on the points (symmetric to a relative ``1e-8``; it is symmetrized).
+    y : array_like of shape (M,)
+        Labels in {-1, +1}; both classes must be present.
+
+    Returns
+    -------
+    B : ndarray of shape (M, M)
+        Between-class scatter matrix (exactly symmetric).
+    W : ndarray of shape (M, M)
+        Within-class scatter matrix (exactly symmetric).
+
+    Raises
+    ------
+    ValueError
+        A non-square, non-symmetric or non-finite ``K``, or labels that are not -1 / +1 or of
+        one class only.
     """
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
@@ -388,6 +448,39 @@ def fisher_ratio_direct(K, y, *, rtol: float = 1e-12) -> float:
 
     ``K = U diag(s) U'`` (eigenvalues ``s > rtol * max s`` kept), ``z_i = diag(s)^{1/2} U_i'``,
     so that ``z_i' z_j = K_ij``; then eqs. (35)-(37). Independent of :func:`scatter_matrices`.
+
+    .. math::
+
+        J = \frac{\sum_{c \in \{-1, +1\}} M_c \lVert \bar z_c - \bar z \rVert^2}
+                 {\sum_{c \in \{-1, +1\}} \sum_{y_i = c} \lVert z_i - \bar z_c \rVert^2},
+
+    with :math:`\bar z_c` the class means and :math:`\bar z` the overall mean.
+
+    Parameters
+    ----------
+    K : array_like of shape (M, M)
+        Kernel matrix on the points (symmetric to a relative ``1e-8``; it is symmetrized).
+        Positive semi-definite in principle: eigenvalues ``<= rtol * max s`` (negative ones
+        included) are dropped.
+    y : array_like of shape (M,)
+        Labels in {-1, +1}; both classes must be present.
+    rtol : float, default 1e-12
+        Relative eigenvalue cut-off.
+
+    Returns
+    -------
+    float
+        The Fisher ratio :math:`J \ge 0`; equal (to rounding) to ``1'B1 / 1'W1`` of
+        :func:`scatter_matrices` for a positive semi-definite ``K``.
+
+    Raises
+    ------
+    ValueError
+        A non-square, non-symmetric or non-finite ``K``, or labels that are not -1 / +1 or of
+        one class only.
+    ZeroDivisionError
+        The within-class scatter is zero (every class collapses to one point in the kept
+        eigen-directions).
     """
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
@@ -459,6 +552,22 @@ def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
         Ridge on ``W0`` (> 0). If ``Q`` is still not numerically positive definite (e.g.
         duplicated cores), ``D`` is raised by factors of 10 until the Cholesky factorization
         succeeds; ``ridge_raised`` reports it.
+
+    Returns
+    -------
+    ConformalSolution
+        ``alpha`` is the eigenvector of the largest generalized eigenvalue ``gamma_eig``,
+        normalized so that ``c_train = K1 @ alpha`` has mean square 1 and a positive mean;
+        ``J_base`` and ``J_opt`` are the Fisher ratios ``c'B0c / c'W0c`` of the unit factor
+        and of ``c_train`` (``B0, W0`` from :func:`scatter_matrices` of ``K0``); ``P`` and
+        ``Q`` are the matrices of the eigenproblem actually solved.
+
+    Raises
+    ------
+    ValueError
+        Bad input (naming the argument: ``K0`` not a symmetric kernel, labels that are not
+        -1 / +1 or of one class only, ``K1`` with a different number of rows, ``D <= 0``), or
+        a ``Q`` that stays singular for every ridge tried.
     """
     K0 = as_kernel(K0, "K0")
     y = as_binary_labels(y, "y", length=K0.shape[0])

@@ -134,6 +134,26 @@ def show(fig, name: str, **kwargs) -> None:
 
     Returns nothing, so that a notebook cell ending with ``show(...)`` displays only the
     figure (use :func:`save_figure` for the saved file's path).
+
+    Outside a Jupyter kernel the figure is only saved and closed (nothing is displayed).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure; it is closed afterwards.
+    name : str
+        File stem (letters, digits, ``-`` and ``_``).
+    **kwargs
+        Passed to :func:`save_figure`: ``notebook``, ``directory``, ``timing``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        An invalid ``name`` (from :func:`save_figure`).
     """
     import matplotlib.pyplot as plt
 
@@ -172,6 +192,38 @@ def plot_path(path, field: str | Callable[[Any], Any], *, ax=None, n_points: int
     (:data:`EVENT_STYLE`), one legend entry per kind.
 
     Returns the matplotlib Axes.
+
+    Parameters
+    ----------
+    path : pathlib_core.path.Path
+        The solution path; its ``segments``, ``events`` and ``param_name`` (the x label) are
+        used.
+    field : str or callable
+        Attribute name of the records (e.g. ``"coef"``), or a function of one record; the
+        value is converted to a 1-D float array, one line per component (every record must
+        give the same length).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default a new figure's axes.
+    n_points : int, default 0
+        Interior evaluation points per segment (geometrically spaced when ``logx`` and the
+        segment starts above 0); 0 draws straight lines between breakpoints.
+    mark_events : bool, default True
+        Draw a vertical line at every event and add a legend (when any event is drawn).
+    logx : bool, default False
+        Logarithmic parameter axis.
+    event_kinds : collection of str, optional
+        Only mark events of these kinds (default: all).
+    label : str, optional
+        Legend label of the first line only (one entry for a multi-component field). The
+        legend is drawn by this function only when events are marked; otherwise call
+        ``ax.legend()``.
+    **line_kwargs
+        Passed to :meth:`matplotlib.axes.Axes.plot` (default ``lw=1.0``).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on.
     """
     import matplotlib.pyplot as plt
 

@@ -83,7 +83,34 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
 
 
 def save_table(rows: Sequence[dict], name: str, *, directory=None) -> dict[str, Any]:
-    """Write ``rows`` to ``<build>/tables/<notebook>/<name>.json`` and ``.csv`` (atomically)."""
+    """Write ``rows`` to ``<build>/tables/<notebook>/<name>.json`` and ``.csv`` (atomically).
+
+    Values are made JSON-safe first (NumPy scalars and arrays to Python numbers and lists,
+    non-finite floats to the strings ``"nan"``, ``"inf"``, ``"-inf"``). The CSV has one
+    column per key, in order of first appearance over the rows; a row without some key
+    leaves that cell empty. Each file is written to a temporary file and renamed, so a
+    reader never sees a partial table; the folder is created if needed.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The table, one dict per row (e.g. the output of :func:`run_grid`).
+    name : str
+        File stem: letters, digits, ``-`` and ``_`` only.
+    directory : path-like, optional
+        Target folder; default ``<build>/tables/<notebook-id>`` (see
+        :func:`pathlib_core.results.build_dir` and :func:`pathlib_core.results.notebook_id`).
+
+    Returns
+    -------
+    dict
+        ``{"json": path, "csv": path}``, the :class:`pathlib.Path` of each written file.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is empty or contains other characters.
+    """
     if not name or not all(ch.isalnum() or ch in "-_" for ch in name):
         raise ValueError(f"name must be a file stem of letters, digits, - and _; got {name!r}")
     base = (build_dir() / "tables" / notebook_id()) if directory is None else directory

@@ -215,11 +215,38 @@ def conditional_solution(K, y, labels, *, C, C_unlabeled, warm_start=None, tol=1
     grown until the relaxed solution is feasible, hence optimal); the QPs are solved by the
     warm-started active-set method :func:`pathlib_core.qp.solve_qp`.
 
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Kernel over labeled and unlabeled points (symmetric, finite).
+    y : array_like of shape (n,)
+        ``-1, +1`` for labeled points (both classes present), ``0`` for unlabeled ones (at
+        least one).
+    labels : array_like of shape (n,)
+        Labels ``y_hat`` used on the unlabeled points (expected -1 or +1, but not checked);
+        labeled entries are ignored and replaced by ``y``.
+    C : float > 0
+        Weight of the labeled hinge losses.
+    C_unlabeled : float >= 0
+        Weight ``C^*`` of the unlabeled hinge losses.
+    warm_start : array_like of shape (n,), optional
+        Initial ``theta`` (clipped to the box ``[0, C]`` / ``[0, C^*]``); not validated.
+    tol : float, default 1e-10
+        Tolerance passed to :func:`pathlib_core.qp.solve_qp`.
+
     Returns
     -------
     (S3VMSolution, gamma, n_qp)
         The solution (``coef = y_hat * (theta + gamma)``), the polytope multipliers (n,),
         the number of QP solves.
+
+    Raises
+    ------
+    ValueError
+        Bad ``K``, ``y``, ``labels``, ``C`` or ``C_unlabeled``, naming the argument.
+    pathlib_core.homotopy.HomotopyError
+        A QP was not solved to optimality, or the working set of polytope constraints did not
+        settle.
     """
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
     n = Kv.shape[0]

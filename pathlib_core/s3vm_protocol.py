@@ -34,7 +34,34 @@ DATASETS = ("sonar", "heart", "spectf", "ionosphere", "wisconsin", "breast_cance
 
 
 def make_split(y, seed):
-    """Index arrays ``(labeled, unlabeled, validation, test)`` of one random split."""
+    """Index arrays ``(labeled, unlabeled, validation, test)`` of one random split.
+
+    A random permutation is cut in half: the first half (``n // 2`` points) is the training
+    set, whose first ``|L| = min(30, int(0.1 * (n // 2)))`` points are labeled and the rest
+    unlabeled; the second half gives a validation set of ``|L|`` points and the test set
+    (the rest). Permutations are redrawn (up to 100 times) until the labeled points contain
+    both classes.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Labels (a NumPy array: it is indexed with index arrays); only used to require both
+        classes among the labeled points. Not otherwise validated.
+    seed : int or numpy.random.Generator
+        Seed of :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    labeled, unlabeled, validation, test : ndarray of int
+        Disjoint index arrays into ``y`` that together cover ``range(n)``, in the random
+        order of the permutation (not sorted).
+
+    Raises
+    ------
+    ValueError
+        No draw out of 100 put both classes among the labeled points (always the case when
+        ``n < 40``, where ``|L| <= 1``).
+    """
     rng = np.random.default_rng(seed)
     n = len(y)
     for _ in range(100):
@@ -58,6 +85,44 @@ def run_split(X, y, seed, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,), n_step
     Each row: ``method``, ``trans_err`` (unlabeled training points), ``test_err``,
     ``val_err``, the selected ``C``, ``gamma``, ``C_unlabeled`` and the training ``time``
     summed over the grid.
+
+    The split is :func:`make_split` with ``seed``; the kernel is the Gaussian
+    ``exp(-gamma |x - x'|^2)`` with ``gamma = g / d`` for each ``g`` in ``gamma_factors``. The
+    methods and their ``C^*`` candidates are those of the module docstring: the supervised
+    SVM on the labeled points, annealing TSVM (every annealing step is a candidate), CCCP-TSVM
+    with ``C^* in {C/8, C/4, C/2, C}`` and the S3VM path over ``[0, C]``
+    (:func:`pathlib_core.s3vm.select_C_unlabeled`). For each method the setting with the
+    smallest validation error is kept (ties: the first in grid order).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Features; expected standardized (not done here).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    seed : int
+        Seed of the split (:func:`make_split`); stored in the rows as ``int(seed)`` (so a
+        Generator, which :func:`make_split` would accept, is not).
+    Cs : sequence of float, default (1, 10, 100, 1000)
+        Candidate labeled-loss weights ``C``.
+    gamma_factors : sequence of float, default (1.0,)
+        Kernel widths as multiples of ``1 / d``.
+    n_steps : int, default 10
+        Annealing steps of the annealing TSVM.
+
+    Returns
+    -------
+    list of dict
+        One row per method (``"SVM"``, ``"annealing"``, ``"CCCP"``, ``"S3VM path"``) with the
+        keys ``method``, ``seed``, ``val_err``, ``trans_err``, ``test_err`` (error rates in
+        [0, 1]; a decision value ``f >= 0`` predicts ``+1``), the selected ``C``, ``gamma``
+        and ``C_unlabeled`` (0.0 for the SVM), ``time`` (seconds of training over the whole
+        grid) and the sizes ``n_train`` and ``n_lab``.
+
+    Raises
+    ------
+    ValueError
+        From :func:`make_split`, or from the solvers on bad input.
     """
     lab, unl, val, test = make_split(y, seed)
     tr = np.r_[lab, unl]
@@ -113,11 +178,50 @@ def run_split(X, y, seed, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,), n_step
 
 
 def objective_comparison(X, y, seed, *, Cs=(1, 10, 100, 1000), n_steps=10):
-    """Figure 5: ``J`` of each method's labels, re-solved, at ``gamma = 1/d``, ``C^* = C``.
+    r"""Figure 5: ``J`` of each method's labels, re-solved, at ``gamma = 1/d``, ``C^* = C``.
 
     For each method the predicted labels of the unlabeled points are taken (annealing: its
     ``y_hat``; CCCP and the path: ``sign f``) and the conditional problem (eq. (5)) is
     solved for them; its ``J`` is reported. Rows: ``method``, ``C``, ``J``, ``trans_err``.
+
+    The value reported is
+
+    .. math::
+
+        J = \min_{f \in \mathrm{pol}(\hat y)} \tfrac12 \beta^\top K \beta
+            + C \sum_{i \in L} [1 - y_i f(x_i)]_+ + C \sum_{i \in U} [1 - \hat y_i f(x_i)]_+,
+
+    eq. (1) at :math:`C^* = C`, minimized over the polytope of the method's labels
+    :math:`\hat y` (:func:`pathlib_core.s3vm.conditional_solution`), so the methods are
+    compared on the labelings they find rather than on their own stopping points.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Features; expected standardized (not done here).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    seed : int
+        Seed of the split (:func:`make_split`; the validation and test parts are unused);
+        stored in the rows as ``int(seed)``.
+    Cs : sequence of float, default (1, 10, 100, 1000)
+        Values of ``C`` (``C^* = C`` each time); the kernel width is ``gamma = 1 / d``.
+    n_steps : int, default 10
+        Annealing steps of the annealing TSVM.
+
+    Returns
+    -------
+    list of dict
+        One row per ``C`` and method (``"annealing"``, ``"CCCP"``, ``"S3VM path"``) with the
+        keys ``method``, ``seed``, ``C``, ``J`` (float) and ``trans_err`` (error rate of the
+        method's labels on the unlabeled training points).
+
+    Raises
+    ------
+    ValueError
+        From :func:`make_split`, or from the solvers on bad input.
+    pathlib_core.homotopy.HomotopyError
+        A conditional problem could not be solved.
     """
     lab, unl, _, _ = make_split(y, seed)
     tr = np.r_[lab, unl]

@@ -88,7 +88,34 @@ METHODS = ("dual", "primal")
 # objectives
 # ----------------------------------------------------------------------------------------
 def selective_penalty(a, mu: float) -> np.ndarray:
-    r"""Selective ridge penalty :math:`r_\mu(a) = 2\mu|a| + \max(0, |a|-\mu)^2` (eq. (11))."""
+    r"""Selective ridge penalty :math:`r_\mu(a) = 2\mu|a| + \max(0, |a|-\mu)^2` (eq. (11)).
+
+    Applied element by element:
+
+    .. math::
+
+        r_\mu(a) = \begin{cases} 2\mu|a|, & |a| \le \mu, \\
+                                  \mu^2 + a^2, & |a| > \mu, \end{cases}
+
+    i.e. a lasso-like (linear) penalty on :math:`[-\mu, \mu]` continued by a ridge-like
+    (quadratic) one; both pieces have the same value :math:`2\mu^2` and the same slope
+    :math:`2\mu` at :math:`|a| = \mu`, so :math:`r_\mu` is convex and continuously
+    differentiable away from :math:`a = 0`. At :math:`\mu = 0` it is the ridge penalty
+    :math:`a^2`.
+
+    Parameters
+    ----------
+    a : array_like of float
+        Coefficients, any shape (a scalar is accepted).
+    mu : float
+        Selectivity :math:`\mu \ge 0`. Not validated (a negative value is not rejected).
+
+    Returns
+    -------
+    ndarray of float
+        :math:`r_\mu(a)` with the shape of ``a`` (a NumPy scalar for scalar ``a``); sum it
+        for the penalty term :math:`\sum_i r_\mu(a_i)` of (11).
+    """
     a = np.abs(np.asarray(a, dtype=float))
     return 2.0 * mu * a + np.maximum(0.0, a - mu) ** 2
 
@@ -247,6 +274,43 @@ def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
     r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`.
 
     Arguments are validated (``ValueError`` naming the argument); see :func:`selective_fit`.
+    The value computed is
+
+    .. math::
+
+        J(a, b) = \gamma \sum_{i=1}^{n} r_\mu(a_i) + \sum_{j=1}^{N} q(y_j, a^\top x_j + b),
+
+    with :math:`r_\mu` of :func:`selective_penalty` and :math:`q(y, z) = (y - z)^2` (squared
+    loss, eq. (7)) or :math:`q(y, z) = \max(0, 1 - yz)` (hinge loss, eq. (8)).
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n)
+        Objects in rows (``N`` of them), features in columns (``n``).
+    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
+        (``loss="hinge"``).
+    coef : array_like of shape (n,)
+        Direction vector :math:`a`.
+    intercept : float
+        Bias :math:`b`.
+    gamma : float > 0
+        Regularization weight :math:`\gamma`.
+    mu : float >= 0
+        Selectivity :math:`\mu`.
+    loss : {"squared", "hinge"}
+        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+
+    Returns
+    -------
+    float
+        :math:`J(a, b)`; equal to :attr:`SelectiveResult.objective` at a fitted point.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        outside {-1, +1} or a single class, unknown ``loss``.
     """
     X, y, gamma, mu, loss, coef, intercept = _check_point(X, y, gamma, mu, loss, coef,
                                                           intercept)
@@ -256,7 +320,51 @@ def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
 def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
     r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
 
-    Feasibility of ``lam`` is not checked here (see :func:`duality_gap`).
+    Feasibility of ``lam`` is not checked here (see :func:`duality_gap`). In the scaling of
+    the module notes (eqs. (22), (26)), with :math:`s = X^\top\lambda`,
+
+    .. math::
+
+        W(\lambda) = \tfrac12 \sum_{i=1}^{n} \max(0, s_i^2 - \mu^2)
+            + \sum_{j=1}^{N} \varphi(y_j, \lambda_j),
+        \qquad
+        \varphi(y, \lambda) = \begin{cases}
+            \tfrac{\gamma}{2}\lambda^2 - y\lambda & \text{squared loss (33)}, \\
+            -y\lambda & \text{hinge loss (36)},
+        \end{cases}
+
+    to be minimized subject to :math:`\sum_j \lambda_j = 0` and, for the hinge loss, the box
+    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)`. At the optima,
+    :math:`\min J = -2\gamma \min W`.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n)
+        Objects in rows (``N`` of them), features in columns (``n``).
+    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
+        (``loss="hinge"``).
+    lam : array_like of shape (N,)
+        Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
+        (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
+        :attr:`SelectiveResult.dual`.
+    gamma : float > 0
+        Regularization weight :math:`\gamma`.
+    mu : float >= 0
+        Selectivity :math:`\mu`.
+    loss : {"squared", "hinge"}
+        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+
+    Returns
+    -------
+    float
+        :math:`W(\lambda)`, evaluated as written whether or not ``lam`` is feasible.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        outside {-1, +1} or a single class, unknown ``loss``.
     """
     X, y, gamma, mu, loss, lam = _check_point(X, y, gamma, mu, loss, lam=lam)
     return _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
@@ -267,7 +375,52 @@ def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
 
     Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam`` is
     optimal for the dual; the dual infeasibility of ``lam`` is added, so an infeasible
-    ``lam`` cannot produce a small value.
+    ``lam`` cannot produce a small value. Precisely,
+
+    .. math::
+
+        \mathrm{gap} = \frac{J(a, b) + 2\gamma W(\lambda)
+            + \big(1 + \sum_j |y_j|\big)\, v(\lambda)}{\max(1, |J(a, b)|)},
+
+    where :math:`J` is (11) (:func:`primal_objective`), :math:`W` the dual criterion of
+    eqs. (22) / (26) (:func:`dual_objective`) and :math:`v(\lambda)` the largest violation
+    of the dual constraints: :math:`|\sum_j\lambda_j|`, and for the hinge loss also of
+    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)`. By weak duality
+    :math:`J(a, b) \ge -2\gamma W(\lambda)` for any feasible :math:`\lambda`, so the value
+    is non-negative up to rounding.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n)
+        Objects in rows (``N`` of them), features in columns (``n``).
+    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
+        (``loss="hinge"``).
+    coef : array_like of shape (n,)
+        Direction vector :math:`a`.
+    intercept : float
+        Bias :math:`b`.
+    lam : array_like of shape (N,)
+        Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
+        (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
+        :attr:`SelectiveResult.dual`.
+    gamma : float > 0
+        Regularization weight :math:`\gamma`.
+    mu : float >= 0
+        Selectivity :math:`\mu`.
+    loss : {"squared", "hinge"}
+        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+
+    Returns
+    -------
+    float
+        The relative gap above; :attr:`SelectiveResult.gap` of a dual fit.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        outside {-1, +1} or a single class, unknown ``loss``.
     """
     X, y, gamma, mu, loss, coef, intercept, lam = _check_point(X, y, gamma, mu, loss, coef,
                                                                intercept, lam)
@@ -285,11 +438,39 @@ def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
     :math:`0 \le y_j\lambda_j \le 1/(2\gamma)` with :math:`y_j\lambda_j = 1/(2\gamma)` where
     :math:`y_j z_j < 1` and :math:`= 0` where :math:`y_j z_j > 1` (eq. (36)).
 
+    Parameters
+    ----------
+    X : array_like of shape (N, n)
+        Objects in rows (``N`` of them), features in columns (``n``).
+    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
+        (``loss="hinge"``).
+    coef : array_like of shape (n,)
+        Direction vector :math:`a`.
+    intercept : float
+        Bias :math:`b`.
+    lam : array_like of shape (N,)
+        Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
+        (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
+        :attr:`SelectiveResult.dual`.
+    gamma : float > 0
+        Regularization weight :math:`\gamma`.
+    mu : float >= 0
+        Selectivity :math:`\mu`.
+    loss : {"squared", "hinge"}
+        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+
     Returns
     -------
     dict
         ``"features"``, ``"objects"``, ``"bias"`` (max absolute violations, each divided by
         ``1 + max |s|`` resp. ``1 + max |lambda|``) and ``"max"``.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        outside {-1, +1} or a single class, unknown ``loss``.
     """
     X, y, gamma, mu, loss, coef, intercept, lam = _check_point(X, y, gamma, mu, loss, coef,
                                                                intercept, lam)
@@ -352,6 +533,43 @@ def mu_0(X, y, *, gamma, loss="squared") -> float:
     dual (39) (no active feature). For the hinge loss (39) can have many solutions; we take
     the one with the smallest :math:`\max_i|x^{i\top}\lambda|` (a small LP), so that
     ``mu >= mu_0`` is exactly the range of selectivities with all-zero coefficients.
+
+    .. math::
+
+        \mu_0 = \max_{1 \le i \le n} \big|x^{i\top}\lambda^0\big|,
+        \qquad
+        \lambda^0 \in \operatorname*{arg\,min}_{\sum_j \lambda_j = 0}
+            \sum_{j=1}^{N} \varphi(y_j, \lambda_j),
+
+    with :math:`\varphi` as in :func:`dual_objective` (for the hinge loss restricted to the box
+    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)`); :math:`x^i` is the :math:`i`-th column of
+    ``X`` (feature :math:`i` over all objects). For the squared loss
+    :math:`\lambda^0 = (y - \bar y\,\mathbf 1)/\gamma`, so
+    :math:`\mu_0 = \max_i |x^{i\top}(y - \bar y\,\mathbf 1)| / \gamma`.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, n)
+        Objects in rows (``N`` of them), features in columns (``n``).
+    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
+        (``loss="hinge"``).
+    gamma : float > 0
+        Regularization weight :math:`\gamma` (keyword-only).
+    loss : {"squared", "hinge"}, default "squared"
+        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)).
+
+    Returns
+    -------
+    float
+        :math:`\mu_0 \ge 0`; 0 when no feature correlates with the dual solution (then the
+        empty model is optimal for every ``mu``).
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, ``gamma <= 0``, hinge labels outside {-1, +1} or a
+        single class, unknown ``loss``.
     """
     X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
     lam = _empty_dual(X, y, gamma, loss)
@@ -1024,6 +1242,27 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     that continues from it (the iteration would stall again further down); each is
     certified by the same set conditions and duality gap as a single fit.
 
+    Parameters
+    ----------
+    X : array_like of shape (N, n)
+        Objects in rows (``N`` of them), features in columns (``n``; ``n >> N`` is the
+        intended regime).
+    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
+        (``loss="hinge"``).
+    gamma : float > 0
+        Regularization weight :math:`\gamma`, fixed along the path (keyword-only).
+    loss : {"squared", "hinge"}, default "squared"
+        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)).
+    n_mu : int >= 2, default 20
+        Number of grid points, ``mu_0`` included. A non-integer value is truncated by
+        ``int``.
+    ratio : float in (0, 1), default 1e-6
+        Smallest grid point relative to ``mu_0`` (the grid spans ``[ratio * mu_0, mu_0]``).
+    max_iter : int, default 200
+        Cap on the outer iterations of the dual method at each grid point (passed to
+        :func:`selective_fit`, also for the re-solves of ``at(mu)``).
+
     Returns
     -------
     Path
@@ -1034,6 +1273,16 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
         status changed between consecutive grid points (reported at the smaller ``mu``).
         ``_kkt_residuals()`` are the relative duality gaps. ``info`` holds ``"mu_0"``,
         ``"n_iter"`` (per grid point, in tracing order) and ``"time"``.
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument (as :func:`selective_fit`; also ``n_mu < 2`` or
+        ``ratio`` outside (0, 1)), or ``mu_0 == 0`` (no feature correlates with ``y``: the
+        path would be empty).
+    RuntimeError
+        A grid point whose dual iteration did not meet its optimality conditions (see
+        :func:`selective_fit`).
     """
     X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
     n_mu = int(positive_scalar(n_mu, "n_mu"))

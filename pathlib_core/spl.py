@@ -101,6 +101,41 @@ def sp_regularizer(v, age, *, regularizer: str, gamma: float | None = None) -> n
     - mixture: ``f = gamma^2 / (v + gamma / lambda)``;
     - LOG (Jiang et al. 2014): ``f = zeta v - zeta^v / log(zeta)`` with ``zeta = 1 - lambda``,
       ``0 < lambda < 1`` (the paper writes it in a KL form; the minimizer is the same family).
+
+    In formulas, with :math:`\lambda` the age and :math:`\zeta = 1 - \lambda`,
+
+    .. math::
+
+        f_{\mathrm{hard}}(v, \lambda) = -\lambda v, \qquad
+        f_{\mathrm{lin}}(v, \lambda) = \lambda\bigl(\tfrac12 v^2 - v\bigr), \qquad
+        f_{\mathrm{mix}}(v, \lambda) = \frac{\gamma^2}{v + \gamma / \lambda}, \qquad
+        f_{\mathrm{LOG}}(v, \lambda) = \zeta v - \frac{\zeta^v}{\log \zeta};
+
+    these are the terms :math:`f(v_i, \lambda)` of the SPL objective (2).
+
+    Parameters
+    ----------
+    v : array_like of float
+        Sample weights, any shape (a scalar is accepted). Not checked to lie in
+        :math:`[0, 1]`; the formula is evaluated as written.
+    age : float > 0
+        The age :math:`\lambda`; ``0 < age < 1`` for ``regularizer="log"``.
+    regularizer : {"hard", "linear", "mixture", "log"}
+        Which SP-regularizer (keyword-only, no default).
+    gamma : float > 0, optional
+        Parameter :math:`\gamma` of the mixture regularizer (required for it, ignored by the
+        others).
+
+    Returns
+    -------
+    ndarray of float
+        :math:`f(v, \lambda)` with the shape of ``v`` (a NumPy scalar for scalar ``v``).
+
+    Raises
+    ------
+    ValueError
+        ``age <= 0`` or not finite, an unknown ``regularizer``, ``gamma`` missing or
+        ``<= 0`` with the mixture regularizer, ``age >= 1`` with the LOG regularizer.
     """
     age = positive_scalar(age, "age")
     gamma = _check_reg(regularizer, gamma, age)
@@ -123,6 +158,40 @@ def sp_weights(loss, age, *, regularizer: str, gamma: float | None = None) -> np
     - mixture: ``v = 1`` if ``sqrt(l) <= lambda gamma / (lambda + gamma)``, ``0`` if
       ``sqrt(l) >= lambda``, else ``gamma / sqrt(l) - gamma / lambda``;
     - LOG: ``v = log(l + zeta) / log(zeta)`` if ``l < lambda`` else ``0``.
+
+    This is the closed-form ``v``-step of alternate convex search: for fixed ``w`` the SPL
+    objective (2) separates over the samples, and each weight solves
+
+    .. math::
+
+        v^*(\ell_i, \lambda) = \operatorname*{arg\,min}_{v \in [0, 1]} \; v\,\ell_i
+            + f(v, \lambda)
+
+    with :math:`f` of :func:`sp_regularizer`.
+
+    Parameters
+    ----------
+    loss : array_like of float
+        Per-sample losses :math:`\ell_i \ge 0`, any shape (a scalar is accepted).
+    age : float > 0
+        The age :math:`\lambda`; ``0 < age < 1`` for ``regularizer="log"``.
+    regularizer : {"hard", "linear", "mixture", "log"}
+        Which SP-regularizer (keyword-only, no default).
+    gamma : float > 0, optional
+        Parameter :math:`\gamma` of the mixture regularizer (required for it, ignored by the
+        others).
+
+    Returns
+    -------
+    ndarray of float
+        The weights :math:`v^* \in [0, 1]`, with the shape of ``loss``.
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite loss, ``age <= 0`` or not finite, an unknown
+        ``regularizer``, ``gamma`` missing or ``<= 0`` with the mixture regularizer,
+        ``age >= 1`` with the LOG regularizer.
     """
     age = positive_scalar(age, "age")
     gamma = _check_reg(regularizer, gamma, age)
@@ -441,7 +510,53 @@ def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, gamma=No
 
 def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, gamma=None,
              max_iter: int = 500, tol: float = 1e-11) -> list[ACSResult]:
-    """ACS on a grid of ages, each warm-started from the previous solution (the baseline)."""
+    r"""ACS on a grid of ages, each warm-started from the previous solution (the baseline).
+
+    The first age starts from the unweighted fit (all ``v_i = 1``); each later age starts
+    from the solution at the previous one, in the order given (the ages need not be
+    sorted). Each point is the alternate convex search of :func:`acs` for the SPL
+    objective (2).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row.
+    y : array_like of shape (n,)
+        Responses (``model="lasso"``) or labels in {-1, +1} with both classes present
+        (``model="logistic"``).
+    ages : array_like of shape (n_ages,)
+        The ages :math:`\lambda > 0`, visited in the given order.
+    model : {"lasso", "logistic"}
+        Loss and regularizer: eq. (10) or eq. (24) (module docstring).
+    regularizer : {"hard", "linear", "mixture", "log"}
+        SP-regularizer (:func:`sp_regularizer`); ``"log"`` needs every age in (0, 1).
+    alpha : float > 0, optional
+        Lasso penalty (required for ``model="lasso"``, ignored otherwise).
+    C : float > 0, optional
+        Logistic loss weight (default 1; ignored by the Lasso).
+    gamma : float > 0, optional
+        Mixture regularizer parameter (required for ``regularizer="mixture"``).
+    max_iter : int, default 500
+        Cap on the ACS iterations at each age (not validated here, unlike :func:`acs`).
+    tol : float, default 1e-11
+        Partial-optimum tolerance (:func:`partial_optimum_residual`) that stops ACS.
+
+    Returns
+    -------
+    list of ACSResult
+        One result per age, in the order of ``ages``; ``converged`` is ``False`` where the
+        cap ``max_iter`` was reached (that entry is not a partial optimum).
+
+    Raises
+    ------
+    ValueError
+        Empty or non-positive ``ages`` or other bad input, naming the argument.
+    NotImplementedError
+        ``model="svm"`` (use :func:`pathlib_core.spl_svm.svm_acs_path`).
+    RuntimeError
+        Logistic model: a weighted problem whose samples with ``v_i > 0`` are all of one
+        class (no minimizer).
+    """
     ages = as_vector(ages, "ages")
     if ages.size == 0 or np.any(ages <= 0):
         raise ValueError("ages must be a non-empty array of positive values")
@@ -457,13 +572,94 @@ def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, ga
 
 
 def losses(X, y, coef, intercept=0.0, *, model: str, alpha=None, C=None) -> np.ndarray:
-    """The per-sample losses ``l_i`` of the paper (eq. 10 / eq. 24) at ``(coef, intercept)``."""
+    r"""The per-sample losses ``l_i`` of the paper (eq. 10 / eq. 24) at ``(coef, intercept)``.
+
+    .. math::
+
+        \ell_i^{\mathrm{lasso}}(w) = \frac{(x_i^\top w - y_i)^2}{2n}, \qquad
+        \ell_i^{\mathrm{logistic}}(w, b) = C \log\bigl(1 + e^{-y_i (x_i^\top w + b)}\bigr).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row.
+    y : array_like of shape (n,)
+        Responses (``model="lasso"``) or labels in {-1, +1} with both classes present
+        (``model="logistic"``).
+    coef : array_like of shape (d,)
+        Weights :math:`w`.
+    intercept : float, default 0.0
+        Bias :math:`b` of the logistic model; ignored for the Lasso (no intercept).
+    model : {"lasso", "logistic"}
+        Which loss (keyword-only, no default).
+    alpha : float > 0, optional
+        Lasso penalty; it does not enter the losses (with ``model="lasso"`` it is checked to
+        be positive when given, and ignored otherwise).
+    C : float > 0, optional
+        Logistic loss weight (default 1; ignored by the Lasso).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The losses :math:`\ell_i \ge 0`.
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument (shapes, non-finite values, labels, ``C`` or ``alpha``
+        not positive, a non-finite ``intercept``).
+    NotImplementedError
+        ``model="svm"``.
+    """
     X, y, m, _ = _validate(X, y, model, "linear", alpha if alpha is not None else 1.0, C, None)
     return m.losses(_theta(m, coef, intercept))
 
 
 def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
-    """Solve the weighted problem ``argmin_w R(w) + sum v_i l_i(w)``; returns (coef, b)."""
+    r"""Solve the weighted problem ``argmin_w R(w) + sum v_i l_i(w)``; returns (coef, b).
+
+    .. math::
+
+        \min_{w} \; R(w) + \sum_{i=1}^{n} v_i\, \ell_i(w),
+
+    the ``w``-step of alternate convex search for fixed weights ``v`` (Lasso: exact active
+    set after coordinate descent; logistic regression: damped Newton, to about 1e-13).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row.
+    y : array_like of shape (n,)
+        Responses (``model="lasso"``) or labels in {-1, +1} with both classes present
+        (``model="logistic"``).
+    v : array_like of shape (n,)
+        Sample weights in :math:`[0, 1]`.
+    model : {"lasso", "logistic"}
+        Lasso, ``R = alpha ||w||_1`` and eq. (10) losses, or logistic regression,
+        ``R = ||w||^2 / 2`` with a free intercept and eq. (24) losses.
+    alpha : float > 0, optional
+        Lasso penalty (required for ``model="lasso"``, ignored otherwise).
+    C : float > 0, optional
+        Logistic loss weight (default 1; ignored by the Lasso).
+
+    Returns
+    -------
+    coef : ndarray of shape (d,)
+        The minimizer :math:`w`.
+    intercept : float
+        The logistic intercept :math:`b` (0 if every ``v_i`` is 0); always ``0.0`` for the
+        Lasso.
+
+    Raises
+    ------
+    ValueError
+        Weights outside :math:`[0, 1]` or other bad input, naming the argument.
+    NotImplementedError
+        ``model="svm"`` (use :func:`pathlib_core.spl_svm.svm_weighted_fit`).
+    RuntimeError
+        Logistic model: every sample with ``v_i > 0`` has the same label (the intercept
+        runs to infinity, no minimizer).
+    """
     X, y, m, _ = _validate(X, y, model, "linear", alpha, C, None)
     v = as_vector(v, "v", length=X.shape[0], length_of="X")
     if np.any(v < 0) or np.any(v > 1):
@@ -484,9 +680,52 @@ def _theta(m, coef, intercept) -> np.ndarray:
 
 def partial_optimum_residual(X, y, coef, intercept, age, *, model, regularizer, alpha=None,
                              C=None, gamma=None) -> float:
-    """Stationarity residual of ``w`` for the weighted problem with ``v = v*(l(w), age)``.
+    r"""Stationarity residual of ``w`` for the weighted problem with ``v = v*(l(w), age)``.
 
     Zero (to rounding) exactly at a partial optimum; relative to the gradient's scale.
+
+    With :math:`v = v^*(\ell(w), \lambda)` (:func:`sp_weights`) the residual is the largest
+    violation of :math:`0 \in \nabla_w \sum_i v_i \ell_i(w) + \partial R(w)` (the
+    stationarity condition (5) with the subdifferential of the Lasso penalty), divided by
+    ``1 + max_j sum_i |Z_ij| |v_i phi_i'|`` (``Z`` the design, with a column of ones for the
+    logistic intercept; ``phi_i'`` the loss derivative in the score), and for the Lasso by at
+    least ``alpha``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row.
+    y : array_like of shape (n,)
+        Responses (``model="lasso"``) or labels in {-1, +1} with both classes present
+        (``model="logistic"``).
+    coef : array_like of shape (d,)
+        Weights :math:`w` to check.
+    intercept : float
+        Bias of the logistic model; ignored for the Lasso.
+    age : float > 0
+        The age :math:`\lambda`.
+    model : {"lasso", "logistic"}
+        Loss and regularizer (eq. (10) or eq. (24)).
+    regularizer : {"hard", "linear", "mixture", "log"}
+        SP-regularizer defining :math:`v^*`.
+    alpha : float > 0, optional
+        Lasso penalty (required for ``model="lasso"``).
+    C : float > 0, optional
+        Logistic loss weight (default 1).
+    gamma : float > 0, optional
+        Mixture regularizer parameter (required for ``regularizer="mixture"``).
+
+    Returns
+    -------
+    float
+        The relative stationarity residual (``>= 0``).
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument.
+    NotImplementedError
+        ``model="svm"`` (use :func:`pathlib_core.spl_svm.svm_partial_optimum_residual`).
     """
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
     theta = _theta(m, coef, intercept)

@@ -560,8 +560,49 @@ def _validate(X, y, regularizer, C, gamma, kernel):
 
 
 def svm_weighted_fit(X, y, v, *, C=1.0, kernel=None):
-    """Weighted SVM ``1/2 ||w||^2 + C sum_i v_i max(0, g_i)`` by its dual; returns
-    ``(alpha, b)`` (decision function ``K(x, X) @ (alpha * y) + b``)."""
+    r"""Weighted SVM ``1/2 ||w||^2 + C sum_i v_i max(0, g_i)`` by its dual; returns
+    ``(alpha, b)`` (decision function ``K(x, X) @ (alpha * y) + b``).
+
+    The ``w``-step of alternate convex search for the self-paced SVM (7) at fixed weights:
+
+    .. math::
+
+        \min_{w, b} \; \tfrac12 \|w\|_{\mathcal H}^2
+            + C \sum_{i=1}^n v_i \max\bigl(0,\, 1 - y_i(\langle\phi(x_i), w\rangle + b)\bigr),
+
+    solved exactly (active-set QP) through the dual box QP of the module docstring with the
+    bounds :math:`0 \le \alpha_i \le C v_i`. The intercept is the mean of
+    ``y_i (1 - (Q alpha)_i)`` over the free support vectors, or, without any, a value
+    consistent with the KKT conditions of the bounded ones.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row (the kernel is evaluated on it).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both classes present.
+    v : array_like of shape (n,)
+        Sample weights in :math:`[0, 1]`.
+    C : float > 0, default 1.0
+        Hinge-loss weight (``None`` also means 1).
+    kernel : None, "linear" or pathlib_core.kernels.Kernel, optional
+        ``None`` / ``"linear"``: the linear kernel ``X X'``; otherwise a
+        :class:`~pathlib_core.kernels.Kernel` evaluated on ``X`` (not ``"precomputed"``).
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+        Dual variables, ``0 <= alpha_i <= C v_i``.
+    intercept : float
+        Bias ``b``.
+
+    Raises
+    ------
+    ValueError
+        Weights outside :math:`[0, 1]` or other bad input, naming the argument.
+    RuntimeError
+        The QP solver did not report an optimal solution.
+    """
     X, y, C, _, K, _ = _validate(X, y, "linear", C, None, kernel)
     v = as_vector(v, "v", length=X.shape[0], length_of="X")
     if np.any(v < 0) or np.any(v > 1):
@@ -572,9 +613,55 @@ def svm_weighted_fit(X, y, v, *, C=1.0, kernel=None):
 
 def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=1.0,
                                  gamma=None, kernel=None) -> float:
-    """Partial-optimum certificate of a dual pair ``(alpha, b)`` at ``age``: the KKT residual
+    r"""Partial-optimum certificate of a dual pair ``(alpha, b)`` at ``age``: the KKT residual
     of the weighted dual with ``v = v*(l(alpha, b), age)`` (zero exactly at a partial
-    optimum; relative to ``1 + C max|Q|``)."""
+    optimum; relative to ``1 + C max|Q|``).
+
+    With the margin violations :math:`g = 1 - Q\alpha - y b`, the losses
+    :math:`\ell_i = C\max(0, g_i)` and :math:`v = v^*(\ell, \lambda)`, the residual is
+
+    .. math::
+
+        \frac{\max\bigl(\|\alpha - \Pi_{[0, C v]}(\alpha + g)\|_\infty,\;
+              |y^\top\alpha|\bigr)}{1 + C \max_{ij} |Q_{ij}|},
+
+    with :math:`\Pi_{[0, Cv]}` the clip to the box; the natural residual is zero exactly when
+    :math:`g_i \le 0` at :math:`\alpha_i = 0`, :math:`g_i \ge 0` at :math:`\alpha_i = C v_i`
+    and :math:`g_i = 0` in between.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row (the kernel is evaluated on it).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both classes present.
+    alpha : array_like of shape (n,)
+        Dual variables to check.
+    intercept : float
+        Bias ``b``.
+    age : float > 0
+        The age :math:`\lambda`.
+    regularizer : {"linear", "mixture"}
+        SP-regularizer defining :math:`v^*` (:func:`pathlib_core.spl.sp_weights`).
+    C : float > 0, default 1.0
+        Hinge-loss weight (``None`` also means 1).
+    gamma : float > 0, optional
+        Mixture regularizer parameter (required for ``regularizer="mixture"``).
+    kernel : None, "linear" or pathlib_core.kernels.Kernel, optional
+        ``None`` / ``"linear"``: the linear kernel ``X X'``; otherwise a
+        :class:`~pathlib_core.kernels.Kernel` evaluated on ``X`` (not ``"precomputed"``).
+
+    Returns
+    -------
+    float
+        The relative residual (``>= 0``).
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument (``intercept`` itself is only converted by
+        ``float``).
+    """
     X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
     alpha = as_vector(alpha, "alpha", length=X.shape[0], length_of="X")
     age = positive_scalar(age, "age")
@@ -583,8 +670,58 @@ def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=
 
 def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
             tol=1e-11):
-    """Alternate convex search (Algorithm 1) for the self-paced SVM at one age; returns
-    ``(alpha, b, v, n_iter, converged)``; starts from the unweighted SVM."""
+    r"""Alternate convex search (Algorithm 1) for the self-paced SVM at one age; returns
+    ``(alpha, b, v, n_iter, converged)``; starts from the unweighted SVM.
+
+    Alternates :math:`v \leftarrow v^*(\ell(\alpha, b), \lambda)` and the weighted SVM of
+    :func:`svm_weighted_fit` for the self-paced objective (7); once the sample sets have been
+    stable for a few iterations, Newton steps on the piece's equations are tried (ACS alone
+    converges only linearly). It stops when :func:`svm_partial_optimum_residual` is at most
+    ``tol``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row (the kernel is evaluated on it).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both classes present.
+    age : float > 0
+        The age :math:`\lambda`.
+    regularizer : {"linear", "mixture"}
+        SP-regularizer defining :math:`v^*` (:func:`pathlib_core.spl.sp_weights`).
+    C : float > 0, default 1.0
+        Hinge-loss weight (``None`` also means 1).
+    gamma : float > 0, optional
+        Mixture regularizer parameter (required for ``regularizer="mixture"``).
+    kernel : None, "linear" or pathlib_core.kernels.Kernel, optional
+        ``None`` / ``"linear"``: the linear kernel ``X X'``; otherwise a
+        :class:`~pathlib_core.kernels.Kernel` evaluated on ``X`` (not ``"precomputed"``).
+    max_iter : int, default 500
+        Cap on the ACS iterations (not validated).
+    tol : float, default 1e-11
+        Partial-optimum tolerance.
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+        Dual variables (``0 <= alpha_i <= C v_i``).
+    intercept : float
+        Bias ``b``.
+    v : ndarray of shape (n,)
+        The weights :math:`v^*(\ell(lpha, b), \lambda)` of the returned point.
+    n_iter : int
+        ACS iterations done.
+    converged : bool
+        Whether the partial-optimum residual reached ``tol`` (``False``: the cap was hit and
+        the point is not certified).
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument.
+    RuntimeError
+        A weighted SVM QP was not solved to optimality.
+    """
     X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
     age = positive_scalar(age, "age")
     svm = _SVM(K, y, C, regularizer, gamma)
@@ -596,8 +733,48 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=
 
 def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
                  tol=1e-11):
-    """ACS on a grid of ages, each warm-started from the previous solution (the baseline);
-    returns a list of ``(alpha, b, v, n_iter, converged)``."""
+    r"""ACS on a grid of ages, each warm-started from the previous solution (the baseline);
+    returns a list of ``(alpha, b, v, n_iter, converged)``.
+
+    The first age starts from the unweighted SVM, each later one from the solution at the
+    previous age, in the order given (the ages need not be sorted); each point is the
+    search of :func:`svm_acs` for the self-paced objective (7).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data, one sample per row (the kernel is evaluated on it).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both classes present.
+    ages : array_like of shape (n_ages,)
+        The ages :math:`\lambda > 0`, visited in the given order.
+    regularizer : {"linear", "mixture"}
+        SP-regularizer defining :math:`v^*` (:func:`pathlib_core.spl.sp_weights`).
+    C : float > 0, default 1.0
+        Hinge-loss weight (``None`` also means 1).
+    gamma : float > 0, optional
+        Mixture regularizer parameter (required for ``regularizer="mixture"``).
+    kernel : None, "linear" or pathlib_core.kernels.Kernel, optional
+        ``None`` / ``"linear"``: the linear kernel ``X X'``; otherwise a
+        :class:`~pathlib_core.kernels.Kernel` evaluated on ``X`` (not ``"precomputed"``).
+    max_iter : int, default 500
+        Cap on the ACS iterations at each age (not validated).
+    tol : float, default 1e-11
+        Partial-optimum tolerance.
+
+    Returns
+    -------
+    list of tuple
+        One ``(alpha, intercept, v, n_iter, converged)`` per age, in the order of ``ages``,
+        with the meaning of :func:`svm_acs`'s return values.
+
+    Raises
+    ------
+    ValueError
+        Empty or non-positive ``ages`` or other bad input, naming the argument.
+    RuntimeError
+        A weighted SVM QP was not solved to optimality.
+    """
     ages = as_vector(ages, "ages")
     if ages.size == 0 or np.any(ages <= 0):
         raise ValueError("ages must be a non-empty array of positive values")

@@ -76,12 +76,49 @@ class SVMSolution:
 
 
 def svm_kkt_residual(K, y, C: float, alpha, intercept: float) -> float:
-    """Largest relative KKT residual of ``(alpha, intercept)`` for the SVM dual at ``C``.
+    r"""Largest relative KKT residual of ``(alpha, intercept)`` for the SVM dual at ``C``.
 
     Scaling as in :func:`pathlib_core.kkt.qp_residuals` with ``relative=True``: stationarity
     divided by ``1 + max(|Q alpha|, 1, |b y|, |w|)``, feasibility by ``1 + max(|alpha|, C)``,
     complementarity by ``1 + |objective|``. The bound multipliers are recovered from the
     gradient ``Q alpha - 1 + b y`` (:func:`pathlib_core.kkt.bound_multipliers_from_gradient`).
+
+    The conditions checked are those of the dual (module docstring) with the intercept as
+    the multiplier of :math:`y^\top\alpha = 0`:
+
+    .. math::
+
+        Q\alpha - \mathbf 1 + b\,y - w^{lb} + w^{ub} = 0, \qquad y^\top\alpha = 0, \qquad
+        0 \le \alpha \le C,
+
+    with complementary bound multipliers :math:`w^{lb}, w^{ub} \ge 0` (a variable within
+    ``1e-12 C`` of a bound counts as at it). Precisely, the scales are those of
+    :func:`pathlib_core.kkt.qp_residuals`: stationarity uses ``|Q| |alpha|`` entrywise, and
+    the equality :math:`y^\top\alpha = 0` is divided by ``1 + sum |alpha|``.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Kernel matrix (symmetric to a relative ``1e-8``; it is symmetrized).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both classes present.
+    C : float > 0
+        Regularization parameter (upper bound of ``alpha``).
+    alpha : array_like of shape (n,)
+        Dual variables to check.
+    intercept : float
+        Bias ``b``.
+
+    Returns
+    -------
+    float
+        The largest of the four relative residuals (stationarity, primal feasibility, dual
+        feasibility, complementarity); zero (to rounding) exactly at an optimum.
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument.
     """
     Kv = as_kernel(K, "K")
     yv = as_binary_labels(y, "y", length=Kv.shape[0], length_of="K")

@@ -27,12 +27,40 @@ MAX_CLASSES = 50
 
 
 class TrainValTest(NamedTuple):
+    """Index arrays of a train / validation / test split (:func:`train_val_test_split`).
+
+    A named tuple, so ``train, val, test = split`` unpacks it. The three arrays are disjoint
+    and together cover ``range(n)``.
+
+    Attributes
+    ----------
+    train : ndarray of int64, shape (n_train,)
+        Sorted indices of the training samples (at least one).
+    val : ndarray of int64, shape (n_val,)
+        Sorted indices of the validation samples (may be empty).
+    test : ndarray of int64, shape (n_test,)
+        Sorted indices of the test samples (at least one).
+    """
+
     train: np.ndarray
     val: np.ndarray
     test: np.ndarray
 
 
 class LabeledUnlabeled(NamedTuple):
+    """Index arrays of a semi-supervised split (:func:`labeled_unlabeled_split`).
+
+    A named tuple, so ``labeled, unlabeled = split`` unpacks it. The two arrays are disjoint
+    and together cover ``range(n)``.
+
+    Attributes
+    ----------
+    labeled : ndarray of int64, shape (n_labeled,)
+        Sorted indices of the points whose labels are kept (every class at least once).
+    unlabeled : ndarray of int64, shape (n - n_labeled,)
+        Sorted indices of the points whose labels are hidden.
+    """
+
     labeled: np.ndarray
     unlabeled: np.ndarray
 
@@ -122,6 +150,37 @@ def train_val_test_split(X, y, *, sizes=(0.6, 0.2, 0.2), seed, stratify: bool = 
     ``round_half_up(fraction * n)``, train takes the rest) or three ints summing to ``n``;
     a zero validation size gives an empty ``val``. ``X`` is used only to check that it has
     as many rows as ``y``; pass ``None`` to skip that check. Returns sorted index arrays.
+
+    Parameters
+    ----------
+    X : array_like or None
+        Features with ``n`` rows (only its length is used), or ``None``.
+    y : array_like of shape (n,)
+        Labels (any comparable dtype) or a continuous target; non-empty, finite if numeric.
+    sizes : sequence of three numbers, default (0.6, 0.2, 0.2)
+        ``(train, val, test)`` as non-negative fractions summing to 1, or as non-negative ints
+        summing to ``n``. Train and test must end up with at least one sample each.
+    seed : int or numpy.random.Generator
+        A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
+        which is used, and advanced, as is.
+    stratify : bool, default True
+        Use the stratified spread order of the module docstring (class proportions kept
+        within one sample; quintile bins for a continuous ``y``); ``False``: a plain random
+        permutation.
+
+    Returns
+    -------
+    TrainValTest
+        ``(train, val, test)``: sorted ``int64`` index arrays partitioning ``range(n)``; the
+        stratified split cuts the spread order into three consecutive chunks.
+
+    Raises
+    ------
+    ValueError
+        An empty, non-1-D or non-finite ``y``; ``X`` with a different number of rows; bad
+        ``sizes`` (not three non-negative numbers, fractions not summing to 1, counts not
+        summing to ``n``, an empty train or test part); a bad ``seed``; a non-bool
+        ``stratify``.
     """
     y = _labels(y)
     if X is not None and np.shape(X)[0] != y.shape[0]:
@@ -146,6 +205,34 @@ def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
     class present in ``y`` is guaranteed at least one labeled point (if a stratified or
     random draw misses a class, the labeled point of the most represented class that comes
     last in the draw is swapped for the first point of the missing class).
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Labels (at least two classes); non-empty, finite if numeric.
+    n_labeled : int, optional
+        Number of labeled points, with ``n_classes <= n_labeled < n``; default
+        :func:`default_n_labeled` of ``n`` (``max(2, min(30, floor(0.1 n)))``).
+    seed : int or numpy.random.Generator
+        A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
+        which is used, and advanced, as is.
+    stratify : bool, default True
+        Use the stratified spread order of the module docstring (class proportions kept
+        within one sample; quintile bins for a continuous ``y``); ``False``: a plain random
+        permutation.
+
+    Returns
+    -------
+    LabeledUnlabeled
+        ``(labeled, unlabeled)``: sorted ``int64`` index arrays partitioning ``range(n)``,
+        with ``n_labeled`` labeled points covering every class.
+
+    Raises
+    ------
+    ValueError
+        A bad ``y`` (empty, not 1-D, non-finite, a single class), ``n_labeled`` not an int in
+        ``[n_classes, n)`` (also when the default does not fit, e.g. ``n <= 2``), a bad
+        ``seed`` or a non-bool ``stratify``.
     """
     y = _labels(y)
     n = y.shape[0]
@@ -175,7 +262,38 @@ def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
 
 def kfold_indices(y, *, n_splits: int = 5, seed, stratify: bool = True
                   ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``n_splits`` (train, test) index pairs; the test folds partition ``range(len(y))``."""
+    """``n_splits`` (train, test) index pairs; the test folds partition ``range(len(y))``.
+
+    Position ``r`` of the (spread or random) order goes to fold ``r mod n_splits``, so the
+    fold sizes differ by at most one and, when stratified, each fold holds every class in
+    proportion (within about one sample).
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Labels (any comparable dtype) or a continuous target; non-empty, finite if numeric.
+    n_splits : int, default 5
+        Number of folds, ``2 <= n_splits <= n``.
+    seed : int or numpy.random.Generator
+        A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
+        which is used, and advanced, as is.
+    stratify : bool, default True
+        Use the stratified spread order of the module docstring (class proportions kept
+        within one sample; quintile bins for a continuous ``y``); ``False``: a plain random
+        permutation.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        ``n_splits`` pairs ``(train, test)`` of sorted ``int64`` index arrays; fold ``k``'s
+        ``test`` is its fold and ``train`` the complement.
+
+    Raises
+    ------
+    ValueError
+        A bad ``y``, ``n_splits`` not an int in ``[2, n]``, a bad ``seed`` or a non-bool
+        ``stratify``.
+    """
     y = _labels(y)
     if (isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral)
             or not 2 <= n_splits <= y.shape[0]):
@@ -205,6 +323,30 @@ def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
     Each chosen label is replaced by one of the *other* classes present in ``y``, uniformly
     (for labels in {-1, +1} this is a sign flip). Returns ``(new_y, flipped_mask)``;
     ``new_y`` has the dtype of ``y``; ``y`` itself is not modified.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Class labels (at least two distinct values); non-empty, finite if numeric. Every
+        distinct value counts as a class, so pass labels, not a continuous target.
+    rate : float in [0, 1]
+        Fraction of labels to flip; the count is ``floor(rate * n + 0.5)``.
+    seed : int or numpy.random.Generator
+        A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
+        which is used, and advanced, as is.
+
+    Returns
+    -------
+    new_y : ndarray of shape (n,)
+        A copy of ``y`` (as an array, same dtype) with the chosen labels replaced.
+    flipped_mask : ndarray of bool, shape (n,)
+        ``True`` exactly at the flipped positions (every one of them changed class).
+
+    Raises
+    ------
+    ValueError
+        A bad ``y`` (empty, not 1-D, non-finite, a single class), ``rate`` not a finite
+        number in [0, 1], or a bad ``seed``.
     """
     y = _labels(y)
     classes = np.unique(y)
@@ -225,12 +367,46 @@ def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
 
 def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = True
                        ) -> tuple[np.ndarray, np.ndarray]:
-    """Corrupt a ``rate`` fraction of regression responses with additive Gaussian noise.
+    r"""Corrupt a ``rate`` fraction of regression responses with additive Gaussian noise.
 
     Model: exactly ``round_half_up(rate * n)`` responses, chosen uniformly without
     replacement, get ``y_i + sigma * e_i`` with ``e_i ~ N(0, 1)`` i.i.d.; ``sigma = scale *
     std(y)`` when ``relative`` (default), else ``sigma = scale``. The other responses are
     untouched. Returns ``(new_y, noisy_mask)``.
+
+    .. math::
+
+        \tilde y_i = y_i + \sigma \varepsilon_i \;(i \in S), \qquad
+        \tilde y_i = y_i \;(i \notin S), \qquad \varepsilon_i \sim \mathcal N(0, 1),
+        \qquad |S| = \lfloor \mathrm{rate}\cdot n + \tfrac12 \rfloor.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Real responses, non-empty and finite.
+    rate : float in [0, 1]
+        Fraction of responses to corrupt.
+    seed : int or numpy.random.Generator
+        A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
+        which is used, and advanced, as is.
+    scale : float > 0, default 1.0
+        Noise level, in units of ``std(y)`` when ``relative`` (then a constant ``y`` gets no
+        noise at all, although the mask still marks the chosen entries), else absolute.
+    relative : bool, default True
+        Whether ``scale`` is relative to the (population) standard deviation of ``y``.
+
+    Returns
+    -------
+    new_y : ndarray of float, shape (n,)
+        A corrupted copy of ``y``.
+    noisy_mask : ndarray of bool, shape (n,)
+        ``True`` at the corrupted positions.
+
+    Raises
+    ------
+    ValueError
+        A bad ``y`` (empty, not 1-D, non-finite), ``scale <= 0``, a non-bool ``relative``,
+        ``rate`` not a finite number in [0, 1], or a bad ``seed``.
     """
     from .._validation import as_vector, positive_scalar
 

@@ -80,11 +80,31 @@ METHODS = ("pdgdp", "ao", "cccp", "sgd")
 # Small helpers
 # ---------------------------------------------------------------------------------------------
 def project_simplex(V) -> np.ndarray:
-    """Euclidean projection of every row of ``V`` onto the probability simplex.
+    r"""Euclidean projection of every row of ``V`` onto the probability simplex.
 
     The sort-based algorithm (Held, Wolfe and Crowder 1974; Duchi et al. 2008), vectorized
     over rows: ``P(v) = max(v - tau, 0)`` with the threshold ``tau`` that makes the row sum
     to one.
+
+    .. math::
+
+        P_S(v) = \operatorname*{arg\,min}_{\theta \in S_M} \lVert \theta - v \rVert_2,
+        \qquad S_M = \Bigl\{\theta \in \mathbb R^M : \theta \ge 0,\;
+            \textstyle\sum_m \theta_m = 1\Bigr\},
+
+    the projection :math:`P_S` of PDGDP's step (Algorithm 1).
+
+    Parameters
+    ----------
+    V : array_like of shape (k, M) or (M,)
+        Points to project, one per row (a 1-D array is one point). Not validated: non-finite
+        entries give meaningless rows.
+
+    Returns
+    -------
+    ndarray of shape (k, M)
+        The projected rows (non-negative, each summing to 1 up to rounding). Always 2-D: a
+        1-D input gives shape ``(1, M)``.
     """
     V = np.atleast_2d(np.asarray(V, dtype=float))
     M = V.shape[1]
@@ -173,6 +193,29 @@ def kmeans_init(X, y, n_states: int, *, seed: int = 0) -> np.ndarray:
 
     The initialization of Algorithm 1 in the paper's experiment (scikit-learn ``KMeans`` with
     ``n_init=10`` on the positive samples).
+
+    Parameters
+    ----------
+    X : array_like of shape (l, p)
+        Training samples, one per row.
+    y : array_like of shape (l,)
+        Labels in ``{-1, +1}`` (both present); only the rows with ``y == +1`` are clustered.
+    n_states : int
+        Number of hidden states ``M`` (clusters), ``1 <= M <=`` the number of positives.
+    seed : int, default 0
+        ``random_state`` of ``KMeans``.
+
+    Returns
+    -------
+    ndarray of shape (n_pos, M)
+        ``theta_1``: row ``i`` (the ``i``-th positive in the order of ``X``) is the indicator
+        vector of its cluster, a vertex of the simplex.
+
+    Raises
+    ------
+    ValueError
+        Bad ``X`` / ``y`` (naming the argument), or ``n_states`` not an integer in
+        ``[1, n_pos]``.
     """
     from sklearn.cluster import KMeans
 
@@ -590,13 +633,46 @@ def _sgd(comp: _Components, theta, n_epochs, t0, seed):
 def hidden_state_objective(X, y, theta, *, sigma: float = 0.01, eta: float | None = None):
     r"""``J(theta)`` and its gradient ``c_i xi_im`` by exact dual solves (for checks).
 
+    .. math::
+
+        J(\theta) = \min_{W, b} J(\theta, W, b) = -\sum_{m=1}^{M} V\bigl(u_m(\theta)\bigr),
+        \qquad \frac{\partial J}{\partial \theta_{im}} = c_i\, \xi_{im}(\theta),
+
+    with the bounds :math:`u_{im} = c_i\theta_{im}` (positives) and :math:`c_i` (negatives)
+    of the ``m``-th weighted SVM (module docstring). Every component's dual is solved by the
+    QP, without critical-region caching.
+
+    Parameters
+    ----------
+    X : array_like of shape (l, p)
+        Training samples, one per row.
+    y : array_like of shape (l,)
+        Labels in ``{-1, +1}``; ``+1`` is the class with hidden states.
+    theta : array_like of shape (n_pos, M)
+        Hidden-state weights of the positives (in the order of ``X``), rows in the simplex;
+        ``M`` is taken from the number of columns (``1 <= M <= n_pos``).
+    sigma : float, default 0.01
+        Regularization ``sigma_m`` (the same for every component).
+    eta : float, optional
+        Weight of the positives, in (0, 1); default ``|I-| / l``.
+
     Returns
     -------
     value : float
         ``J(theta) = min_{W, b} J(theta, W, b) = -sum_m V(u_m(theta))``.
     gradient : ndarray of shape (n_pos, M)
+        ``c_i xi_im``: the class weight times the hinge slack of positive ``i`` in component
+        ``m`` at that component's optimum.
     weights : ndarray of shape (M, p)
+        The optimal ``w_m`` for this ``theta``.
     intercepts : ndarray of shape (M,)
+        The optimal ``b_m``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``X`` / ``y``, ``theta`` of the wrong shape or with rows outside the simplex,
+        ``sigma <= 0``, ``eta`` outside (0, 1) (each naming the argument).
     """
     Xv, yv = _check_data(X, y)
     n_pos = int(np.sum(yv > 0))
@@ -633,6 +709,26 @@ def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
     of the positives into at most ``M`` blocks is solved (``M`` SVM duals each). Meant for
     tiny instances (a check of the training methods).
 
+    .. math::
+
+        \min_{W, b} J(W, b) = \min_{\theta \in \{e_1, \dots, e_M\}^{n_+}} J(\theta).
+
+    Parameters
+    ----------
+    X : array_like of shape (l, p)
+        Training samples, one per row.
+    y : array_like of shape (l,)
+        Labels in ``{-1, +1}``; ``+1`` is the class with hidden states.
+    n_states : int
+        Number of hidden states ``M``, ``1 <= M <=`` the number of positives.
+    sigma : float, default 0.01
+        Regularization ``sigma_m`` (the same for every component).
+    eta : float, optional
+        Weight of the positives, in (0, 1); default ``|I-| / l``.
+    max_assignments : int, default 20000
+        Give up (``ValueError``) when there are more assignments than this; the count is
+        the number of partitions of the ``n_pos`` positives into at most ``M`` blocks.
+
     Returns
     -------
     value : float
@@ -641,6 +737,12 @@ def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
         A minimizing hard assignment.
     n_assignments : int
         How many assignments were solved.
+
+    Raises
+    ------
+    ValueError
+        Bad input (naming the argument), or more than ``max_assignments`` assignments (raised
+        only once that many have been solved).
     """
     Xv, yv = _check_data(X, y)
     n_pos = int(np.sum(yv > 0))

@@ -61,13 +61,63 @@ SELECTION_METHODS = ("pdgdp", "random", "grid")
 
 
 def pack_hyperparameters(C: float, gamma: float, scales) -> np.ndarray:
-    """``theta = (log C, logit gamma, log s_1, ..., log s_d)``."""
+    r"""``theta = (log C, logit gamma, log s_1, ..., log s_d)``.
+
+    .. math::
+
+        \theta = \Bigl(\log C,\; \log\frac{\gamma}{1 - \gamma},\; \log s_1, \dots,
+            \log s_d\Bigr) \in \mathbb R^{d + 2},
+
+    the unconstrained coordinates in which Algorithm 2 takes its gradient steps.
+
+    Parameters
+    ----------
+    C : float > 0
+        Regularization weight of the cost-sensitive SVM.
+    gamma : float in (0, 1)
+        Cost balance: the dual bounds are ``C gamma`` (positives) and ``C (1 - gamma)``
+        (negatives). Not a kernel width.
+    scales : array_like of shape (d,)
+        ARD kernel scales ``s_k > 0`` of ``k_s(x, x') = exp(-sum_k s_k (x_k - x'_k)^2)``
+        (any shape; flattened).
+
+    Returns
+    -------
+    ndarray of shape (d + 2,)
+        ``theta``.
+
+    Notes
+    -----
+    The arguments are not validated: ``C <= 0``, ``gamma`` outside (0, 1) or a scale
+    ``<= 0`` gives NaN or infinite entries (with a NumPy ``RuntimeWarning``).
+    """
     s = np.asarray(scales, dtype=float).reshape(-1)
     return np.concatenate([[np.log(C), np.log(gamma) - np.log1p(-gamma)], np.log(s)])
 
 
 def unpack_hyperparameters(theta) -> tuple[float, float, np.ndarray]:
-    """``(C, gamma, scales)`` of ``theta`` (the inverse of :func:`pack_hyperparameters`)."""
+    r"""``(C, gamma, scales)`` of ``theta`` (the inverse of :func:`pack_hyperparameters`).
+
+    .. math::
+
+        C = e^{\theta_0}, \qquad \gamma = \frac{1}{1 + e^{-\theta_1}}, \qquad
+        s_k = e^{\theta_{k + 1}} \quad (k = 1, \dots, d).
+
+    Parameters
+    ----------
+    theta : array_like of shape (d + 2,)
+        ``(log C, logit gamma, log s_1, ..., log s_d)``. Not validated (at least two
+        entries are needed; very large entries overflow to ``inf`` with a ``RuntimeWarning``).
+
+    Returns
+    -------
+    C : float
+        Regularization weight, ``> 0``.
+    gamma : float
+        Cost balance in (0, 1) (0 or 1 after rounding for extreme ``theta[1]``).
+    scales : ndarray of shape (d,)
+        ARD kernel scales, ``> 0``.
+    """
     t = np.asarray(theta, dtype=float)
     return float(np.exp(t[0])), float(1.0 / (1.0 + np.exp(-t[1]))), np.exp(t[2:])
 
