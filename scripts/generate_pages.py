@@ -7,7 +7,8 @@
 - ``performance.md``: the benchmark reports written by ``make bench``
   (``benchmarks/results/*.json``), as tables of ratios against the named peers;
 - ``status.md``: for each notebook, mode, seed, run time, date and package versions of its
-  last execution (``build/status/*.json``).
+  last execution (``build/status/*.json``), and the recorded full-mode runs
+  (``benchmarks/full_runs/*.json``, written by ``scripts/record_full_run.py``).
 
 Pages are regenerated on every ``make book``; they are build outputs and never committed.
 """
@@ -91,6 +92,17 @@ def _fmt_seconds(x) -> str:
     return f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s"
 
 
+def _fmt_duration(x) -> str:
+    if x is None:
+        return ""
+    x = float(x)
+    if x < 120:
+        return f"{x:.0f} s"
+    if x < 7200:
+        return f"{x / 60:.1f} min"
+    return f"{x / 3600:.2f} h"
+
+
 def performance(reports: list[dict]) -> str:
     parts = ["(performance)=", "# Performance", "",
              "Each target of the issues is measured by a script in `benchmarks/` "
@@ -124,12 +136,37 @@ def performance(reports: list[dict]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def status(records: list[dict]) -> str:
+def full_runs(records: list[dict]) -> list[str]:
+    """The status page's section on recorded ``MODE=full`` runs."""
+    parts = ["", "## Recorded full-mode runs", "",
+             "A full-mode run reproduces a chapter at the papers' scale and can take hours, so "
+             "the default build does not redo it. These runs were made separately, recorded "
+             "with `scripts/record_full_run.py` and committed; the chapters show their numbers "
+             "labelled with date and commit.", ""]
+    if not records:
+        parts.append("None recorded yet.")
+        return parts
+    rows = []
+    for r in sorted(records, key=lambda r: r["notebook"]):
+        claims = r.get("results", {}).get("claims", [])
+        counts = {}
+        for c in claims:
+            counts[c.get("verdict")] = counts.get(c.get("verdict"), 0) + 1
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "none"
+        rows.append([f"`{r['notebook']}`", r.get("seed"), _fmt_duration(r.get("seconds")),
+                     r.get("date"), f"`{r.get('commit')}`", r.get("machine"), verdicts])
+    parts.append(_table(["notebook", "seed", "time", "date", "commit", "machine",
+                         "claims (verdicts)"], rows))
+    return parts
+
+
+def status(records: list[dict], recorded: list[dict] | None = None) -> str:
     parts = ["(status)=", "# Build status", "",
              "How each executed chapter in this book was last run: its mode (`quick` or "
              "`full`), seed, wall-clock time, date, and the versions of the key packages.", ""]
     if not records:
         parts.append("No notebook has been executed in this build.")
+        parts += full_runs(recorded or [])
         return "\n".join(parts) + "\n"
     total = sum(float(r.get("seconds", 0)) for r in records)
     rows = []
@@ -143,6 +180,7 @@ def status(records: list[dict]) -> str:
     parts.append(_table(["notebook", "mode", "seed", "time", "date", "results saved", "python",
                          "numpy", "scipy", "scikit-learn", "cvxpy", "matplotlib"], rows))
     parts += ["", f"Total execution time: {total:.1f} s over {len(records)} notebook(s)."]
+    parts += full_runs(recorded or [])
     return "\n".join(parts) + "\n"
 
 
@@ -150,13 +188,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build-dir", type=Path, default=Path("build"))
     ap.add_argument("--bench-dir", type=Path, default=Path("benchmarks/results"))
+    ap.add_argument("--full-dir", type=Path, default=Path("benchmarks/full_runs"))
     ap.add_argument("--out", type=Path, default=Path("book/generated"))
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     pages = {
         "scoreboard.md": scoreboard(_load_all(args.build_dir / "results")),
         "performance.md": performance(_load_all(args.bench_dir)),
-        "status.md": status(_load_all(args.build_dir / "status")),
+        "status.md": status(_load_all(args.build_dir / "status"), _load_all(args.full_dir)),
     }
     for name, text in pages.items():
         target = args.out / name

@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import check_toc  # noqa: E402
 import generate_pages  # noqa: E402
+import record_full_run  # noqa: E402
 
 NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
@@ -166,6 +167,38 @@ def test_generated_pages_render_claims_benchmarks_and_status():
     st = generate_pages.status([{"notebook": "a/b", "mode": "quick", "seed": 0,
                                  "seconds": 1.5, "date": "d", "versions": {"numpy": "2"}}])
     assert "`a/b`" in st and "1.5 s" in st
+
+
+def _fake_build(tmp_path: Path, mode: str, results_written=True) -> Path:
+    build = tmp_path / f"build_{mode}"
+    for sub in ("status", "results", "tables/p__nb"):
+        (build / sub).mkdir(parents=True)
+    (build / "status" / "p__nb.json").write_text(json.dumps(
+        {"notebook": "p/nb", "mode": mode, "seed": 3, "seconds": 5400.0, "date": "d",
+         "results_written": results_written, "versions": {"numpy": "2"}}))
+    (build / "results" / "p__nb.json").write_text(json.dumps(
+        {"claims": [{"id": "c", "verdict": "differs"}, {"id": "e", "verdict": "matches"}],
+         "numbers": {"x": 1.0}, "mode": mode, "seed": 3, "notebook": "p/nb"}))
+    (build / "tables" / "p__nb" / "t.json").write_text(json.dumps([{"a": 1}]))
+    return build
+
+
+def test_a_recorded_full_run_keeps_results_tables_and_provenance(tmp_path):
+    rec = record_full_run.gather(_fake_build(tmp_path, "full"), "p/nb", "abc1234")
+    assert rec["mode"] == "full" and rec["seconds"] == 5400.0 and rec["commit"] == "abc1234"
+    assert rec["results"]["numbers"] == {"x": 1.0} and rec["tables"] == {"t": [{"a": 1}]}
+    st = generate_pages.status([], [rec])
+    assert "## Recorded full-mode runs" in st and "`p/nb`" in st and "1.5 min" not in st
+    assert "90.0 min" in st and "`abc1234`" in st and "1 differs, 1 matches" in st
+    assert "None recorded yet." in generate_pages.status([], [])
+
+
+@pytest.mark.parametrize("mode, written", [("quick", True), ("full", False)])
+def test_recording_refuses_a_quick_or_failed_run(tmp_path, mode, written):
+    with pytest.raises(ValueError, match="not 'full'|did not save"):
+        record_full_run.gather(_fake_build(tmp_path, mode, written), "p/nb", None)
+    with pytest.raises(ValueError, match="no status record"):
+        record_full_run.gather(tmp_path / "nowhere", "p/nb", None)
 
 
 def _tiny_notebook(path: Path, body: str):

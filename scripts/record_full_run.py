@@ -1,0 +1,89 @@
+"""Keep the record of a full-mode notebook run: results, tables, status, provenance.
+
+    python scripts/record_full_run.py --build-dir DIR --notebook s3vm/03_reproduction \
+        [--out benchmarks/full_runs] [--commit HASH]
+
+A ``MODE=full`` run of a chapter can take hours, so the default (quick) build cannot redo it.
+This script gathers what the run wrote into its build folder (``DIR/results``,
+``DIR/tables`` and ``DIR/status`` of that notebook) into one JSON file,
+``<out>/<part>__<name>.json``, with the commit the run was made from. The file is committed;
+the chapter shows it in every build (labelled as a recorded run, with date and commit), and
+the book's status page lists every recorded full run with its wall-clock time.
+
+Refuses a run that was not in full mode, or whose results were not saved (a failed run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def gather(build_dir: Path, notebook: str, commit: str | None) -> dict:
+    nb_id = notebook.replace("/", "__")
+    status_file = build_dir / "status" / f"{nb_id}.json"
+    results_file = build_dir / "results" / f"{nb_id}.json"
+    if not status_file.exists():
+        raise ValueError(f"no status record {status_file}: was {notebook} executed into "
+                         f"{build_dir}?")
+    status = json.loads(status_file.read_text(encoding="utf-8"))
+    if status.get("mode") != "full":
+        raise ValueError(f"{notebook} was run in mode {status.get('mode')!r}, not 'full'")
+    if not status.get("results_written") or not results_file.exists():
+        raise ValueError(f"{notebook}: the run did not save its results (failed run?)")
+    tables = {}
+    tdir = build_dir / "tables" / nb_id
+    if tdir.is_dir():
+        for f in sorted(tdir.glob("*.json")):
+            tables[f.stem] = json.loads(f.read_text(encoding="utf-8"))
+    return {
+        "notebook": notebook,
+        "mode": status["mode"],
+        "seed": status.get("seed"),
+        "seconds": status.get("seconds"),
+        "date": status.get("date"),
+        "versions": status.get("versions", {}),
+        "commit": commit,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                   f"{platform.python_version()}",
+        "results": json.loads(results_file.read_text(encoding="utf-8")),
+        "tables": tables,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build-dir", type=Path, required=True)
+    ap.add_argument("--notebook", required=True, help="<part>/<name>, e.g. s3vm/03_reproduction")
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/full_runs"))
+    ap.add_argument("--commit", default=None,
+                    help="commit the run was made from (default: HEAD of this checkout)")
+    args = ap.parse_args(argv)
+    commit = args.commit
+    if commit is None:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=False).stdout.strip() or None
+    try:
+        record = gather(args.build_dir, args.notebook, commit)
+    except ValueError as err:
+        print(f"[record] {err}", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / f"{args.notebook.replace('/', '__')}.json"
+    with tempfile.NamedTemporaryFile("w", dir=args.out, delete=False, suffix=".tmp",
+                                     encoding="utf-8") as tmp:
+        json.dump(record, tmp, indent=1, sort_keys=True)
+        tmp.write("\n")
+    os.replace(tmp.name, target)
+    print(f"[record] {args.notebook}: {record['seconds']} s, commit {commit} -> {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
