@@ -100,8 +100,26 @@ poll();
 """
 
 
-def check_page(driver, base: str, rel: str, shots: Path) -> list[str]:
+_REFRESH = re.compile(r'<meta\s+http-equiv="Refresh"\s+content="\d+;\s*url=([^"]+)"', re.I)
+
+
+def redirect_target(html: str) -> str | None:
+    """The target of a ``<meta http-equiv="Refresh">`` stub page, or None.
+
+    Sphinx writes ``index.html`` as such a stub when the root document is not ``index``.
+    A stub navigates away while a script runs, so it is checked by its target instead.
+    """
+    m = _REFRESH.search(html)
+    return m.group(1) if m else None
+
+
+def check_page(driver, base: str, rel: str, shots: Path, root: Path | None = None) -> list[str]:
     problems = []
+    if root is not None:
+        target = redirect_target((root / rel).read_text(encoding="utf-8", errors="replace"))
+        if target is not None:
+            dest = (root / rel).parent / target.split("#")[0]
+            return [] if dest.is_file() else [f"redirect to missing page {target!r}"]
     driver.get(f"{base}/{rel}")
     state = driver.execute_async_script(_WAIT_MATHJAX)
     if state.get("mathjax", "").startswith(("error", "MathJax did not")):
@@ -162,7 +180,7 @@ def main(argv=None) -> int:
     try:
         for rel in pages:
             try:
-                problems = check_page(driver, base, rel, args.screenshots)
+                problems = check_page(driver, base, rel, args.screenshots, args.html)
             except Exception as exc:  # a page that does not load is a failure, not a crash
                 problems = [f"did not load: {type(exc).__name__}: {exc}"[:300]]
             status = "ok" if not problems else "FAIL"

@@ -38,7 +38,7 @@ def gather(build_dir: Path, notebook: str, commit: str | None) -> dict:
     if not status.get("results_written") or not results_file.exists():
         raise ValueError(f"{notebook}: the run did not save its results (failed run?)")
     tables = {}
-    tdir = build_dir / "tables" / nb_id
+    tdir = build_dir / "tables" / notebook
     if tdir.is_dir():
         for f in sorted(tdir.glob("*.json")):
             tables[f.stem] = json.loads(f.read_text(encoding="utf-8"))

@@ -30,6 +30,18 @@ def test_pages_skip_assets(tmp_path):
     assert check_browser._pages(tmp_path) == ["a/b.html", "index.html"]
 
 
+def test_redirect_stub_is_checked_by_its_target(tmp_path):
+    stub = '<meta http-equiv="Refresh" content="0; url=intro.html" />'
+    assert check_browser.redirect_target(stub) == "intro.html"
+    assert check_browser.redirect_target("<html><body>x</body></html>") is None
+    (tmp_path / "index.html").write_text(stub)
+    # no browser is needed for a stub: a present target passes, a missing one fails
+    assert check_browser.check_page(None, "", "index.html", tmp_path / "s", tmp_path) == [
+        "redirect to missing page 'intro.html'"]
+    (tmp_path / "intro.html").write_text("<html></html>")
+    assert check_browser.check_page(None, "", "index.html", tmp_path / "s", tmp_path) == []
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_BROWSER, reason="Debian chromium and chromium-driver not installed")
 def test_bad_pages_fail_and_good_page_passes(tmp_path):

@@ -171,7 +171,7 @@ def test_generated_pages_render_claims_benchmarks_and_status():
 
 def _fake_build(tmp_path: Path, mode: str, results_written=True) -> Path:
     build = tmp_path / f"build_{mode}"
-    for sub in ("status", "results", "tables/p__nb"):
+    for sub in ("status", "results", "tables/p/nb"):
         (build / sub).mkdir(parents=True)
     (build / "status" / "p__nb.json").write_text(json.dumps(
         {"notebook": "p/nb", "mode": mode, "seed": 3, "seconds": 5400.0, "date": "d",
@@ -179,7 +179,7 @@ def _fake_build(tmp_path: Path, mode: str, results_written=True) -> Path:
     (build / "results" / "p__nb.json").write_text(json.dumps(
         {"claims": [{"id": "c", "verdict": "differs"}, {"id": "e", "verdict": "matches"}],
          "numbers": {"x": 1.0}, "mode": mode, "seed": 3, "notebook": "p/nb"}))
-    (build / "tables" / "p__nb" / "t.json").write_text(json.dumps([{"a": 1}]))
+    (build / "tables" / "p" / "nb" / "t.json").write_text(json.dumps([{"a": 1}]))
     return build
 
 
