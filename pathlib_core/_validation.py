@@ -7,6 +7,7 @@ expected. Internal functions trust their inputs.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -18,6 +19,7 @@ __all__ = [
     "as_binary_labels",
     "positive_scalar",
     "finite_scalar",
+    "positive_int",
     "check_choice",
 ]
 
@@ -108,6 +110,29 @@ def positive_scalar(x, name: str, *, allow_zero: bool = False) -> float:
     if val < 0 or (val == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be {bound}; got {val}")
+    return val
+
+
+def positive_int(value, name: str, minimum: int = 1) -> int:
+    """Return ``value`` as an ``int`` that is >= ``minimum`` (default 1).
+
+    Accepted: a Python or NumPy integer, or a finite float with an integral value (``3.0``
+    -> ``3``). Rejected with a ``ValueError`` naming ``name``: ``bool``, non-numbers, NaN /
+    inf, non-integral values (``0.5``, ``2.7``; never truncated) and values below
+    ``minimum``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | np.floating | np.integer):
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    if isinstance(value, int | np.integer):
+        val = int(value)
+    else:
+        fval = float(value)
+        if not np.isfinite(fval) or fval != math.floor(fval):
+            raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r} "
+                             "(not an integral value)")
+        val = int(fval)
+    if val < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {val}")
     return val
 
 

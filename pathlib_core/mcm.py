@@ -477,10 +477,8 @@ def fisher_ratio_direct(K, y, *, rtol: float = 1e-12) -> float:
     ------
     ValueError
         A non-square, non-symmetric or non-finite ``K``, or labels that are not -1 / +1 or of
-        one class only.
-    ZeroDivisionError
-        The within-class scatter is zero (every class collapses to one point in the kept
-        eigen-directions).
+        one class only; or a within-class scatter of zero (every class collapses to one point
+        in the kept eigen-directions, e.g. ``K = 0``), where ``J`` is undefined.
     """
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
@@ -494,6 +492,10 @@ def fisher_ratio_direct(K, y, *, rtol: float = 1e-12) -> float:
         mc = Zc.mean(axis=0)
         sb += Zc.shape[0] * float(np.sum((mc - zbar) ** 2))
         sw += float(np.sum((Zc - mc) ** 2))
+    if sw == 0.0:
+        raise ValueError("the within-class scatter tr S_w of K is zero (every class collapses "
+                         "to one point in the kept eigen-directions): the Fisher ratio J is "
+                         "undefined")
     return sb / sw
 
 

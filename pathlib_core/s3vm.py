@@ -116,6 +116,18 @@ def check_s3vm_inputs(K, y):
     return Kv, yv, lab, unl
 
 
+def _check_labels(labels, yv, lab, unl) -> np.ndarray:
+    """``labels`` (n,) finite and -1 / +1 on the unlabeled points; returns ``y_hat``.
+
+    The labeled entries of ``labels`` are ignored and replaced by the given labels ``y``
+    (the rule of :func:`s3vm_objective`, shared by the functions that take ``labels``).
+    """
+    lv = as_vector(labels, "labels", length=yv.shape[0], length_of="K")
+    if np.any(np.abs(lv[unl]) != 1):
+        raise ValueError("labels must be -1 or +1 on the unlabeled points")
+    return np.where(lab, yv, lv)
+
+
 def class_balance_bias(y) -> float:
     """The fixed bias ``b = 2 r - 1``, ``r`` the fraction of ``+1`` among labeled points.
 
@@ -154,13 +166,11 @@ def s3vm_objective(K, y, labels, coef, intercept, *, C, C_unlabeled) -> float:
     """
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
     n = Kv.shape[0]
-    lv = as_vector(labels, "labels", length=n, length_of="K")
-    if np.any(np.abs(lv[unl]) != 1):
-        raise ValueError("labels must be -1 or +1 on the unlabeled points")
+    ylab = _check_labels(labels, yv, lab, unl)
     beta = as_vector(coef, "coef", length=n, length_of="K")
     C = positive_scalar(C, "C")
     Cu = positive_scalar(C_unlabeled, "C_unlabeled", allow_zero=True)
-    return _objective(Kv, np.where(lab, yv, lv), lab, beta, float(intercept), C, Cu)
+    return _objective(Kv, ylab, lab, beta, float(intercept), C, Cu)
 
 
 def _objective(K, ylab, lab, beta, b, C, Cu) -> float:
@@ -223,8 +233,8 @@ def conditional_solution(K, y, labels, *, C, C_unlabeled, warm_start=None, tol=1
         ``-1, +1`` for labeled points (both classes present), ``0`` for unlabeled ones (at
         least one).
     labels : array_like of shape (n,)
-        Labels ``y_hat`` used on the unlabeled points (expected -1 or +1, but not checked);
-        labeled entries are ignored and replaced by ``y``.
+        Labels ``y_hat`` used on the unlabeled points, each -1 or +1 (as in
+        :func:`s3vm_objective`); labeled entries are ignored and replaced by ``y``.
     C : float > 0
         Weight of the labeled hinge losses.
     C_unlabeled : float >= 0
@@ -243,15 +253,14 @@ def conditional_solution(K, y, labels, *, C, C_unlabeled, warm_start=None, tol=1
     Raises
     ------
     ValueError
-        Bad ``K``, ``y``, ``labels``, ``C`` or ``C_unlabeled``, naming the argument.
+        Bad ``K``, ``y``, ``labels`` (wrong length, NaN / inf, or a value other than -1 / +1
+        on an unlabeled point), ``C`` or ``C_unlabeled``, naming the argument.
     pathlib_core.homotopy.HomotopyError
         A QP was not solved to optimality, or the working set of polytope constraints did not
         settle.
     """
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
-    n = Kv.shape[0]
-    lv = as_vector(labels, "labels", length=n, length_of="K")
-    ylab = np.where(lab, yv, lv)
+    ylab = _check_labels(labels, yv, lab, unl)
     C = positive_scalar(C, "C")
     Cu = positive_scalar(C_unlabeled, "C_unlabeled", allow_zero=True)
     b = class_balance_bias(yv)
@@ -862,9 +871,7 @@ def conditional_solution_cvxpy(K, y, labels, *, C, C_unlabeled, tol: float = 1e-
     from .qp import _psd_factor, _solver_options
 
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
-    n = Kv.shape[0]
-    lv = as_vector(labels, "labels", length=n, length_of="K")
-    ylab = np.where(lab, yv, lv)
+    ylab = _check_labels(labels, yv, lab, unl)
     C = positive_scalar(C, "C")
     Cu = positive_scalar(C_unlabeled, "C_unlabeled", allow_zero=True)
     b = class_balance_bias(yv)

@@ -54,11 +54,13 @@ import numpy as np
 import scipy.linalg
 
 from ._validation import (
+    _check_finite,
     as_binary_labels,
     as_matrix,
     as_vector,
     check_choice,
     finite_scalar,
+    positive_int,
     positive_scalar,
 )
 from .path import Event, FunctionSegment, Path
@@ -108,14 +110,31 @@ def selective_penalty(a, mu: float) -> np.ndarray:
     a : array_like of float
         Coefficients, any shape (a scalar is accepted).
     mu : float
-        Selectivity :math:`\mu \ge 0`. Not validated (a negative value is not rejected).
+        Selectivity :math:`\mu \ge 0`, finite.
 
     Returns
     -------
     ndarray of float
         :math:`r_\mu(a)` with the shape of ``a`` (a NumPy scalar for scalar ``a``); sum it
         for the penalty term :math:`\sum_i r_\mu(a_i)` of (11).
+
+    Raises
+    ------
+    ValueError
+        ``a`` not numeric or with NaN / inf entries, or ``mu`` negative, NaN / inf or not a
+        real number (naming the argument).
     """
+    try:
+        arr = np.asarray(a, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a must be a numeric array or scalar; got {type(a).__name__}") from exc
+    _check_finite(arr, "a")
+    mu = positive_scalar(mu, "mu", allow_zero=True)
+    return _selective_penalty(arr, mu)
+
+
+def _selective_penalty(a, mu):
+    """:func:`selective_penalty` on trusted input (the solver's internal use)."""
     a = np.abs(np.asarray(a, dtype=float))
     return 2.0 * mu * a + np.maximum(0.0, a - mu) ** 2
 
@@ -129,7 +148,7 @@ def _loss(y, z, loss: str) -> np.ndarray:
 def _primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
     r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`."""
     z = X @ coef + intercept
-    return float(gamma * selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
+    return float(gamma * _selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
 
 
 def _dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
@@ -1092,8 +1111,9 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     warm_start : SelectiveResult, optional
         A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
         start the iteration.
-    max_iter : int
-        Cap on outer iterations of the dual method.
+    max_iter : int >= 1
+        Cap on outer iterations of the dual method. A float is accepted only with an
+        integral value (``200.0``); ``0.5`` is rejected, not truncated.
     tol : float
         Tolerance of the feature-set conditions (relative to the data scale).
 
@@ -1105,7 +1125,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     ------
     ValueError
         Bad input, naming the argument (``gamma <= 0``, ``mu < 0``, hinge labels that are not
-        two classes, NaN / inf, mismatched shapes, unknown ``loss`` / ``method``).
+        two classes, NaN / inf, mismatched shapes, unknown ``loss`` / ``method``,
+        ``max_iter`` not an integer >= 1).
     RuntimeError
         The dual iteration did not reach its optimality conditions within ``max_iter``
         (never a silently unconverged result).
@@ -1119,7 +1140,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                          f"{type(warm_start).__name__}")
     if warm_start is not None and warm_start.dual.shape != (X.shape[0],):
         raise ValueError(f"warm_start must come from a problem with {X.shape[0]} objects")
-    max_iter = int(positive_scalar(max_iter, "max_iter"))
+    max_iter = positive_int(max_iter, "max_iter")
     t0 = time.perf_counter()
     if method == "primal":
         coef, b, n_iter, status = _primal_fit(X, y, gamma, mu, loss)
@@ -1255,13 +1276,14 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     loss : {"squared", "hinge"}, default "squared"
         Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)).
     n_mu : int >= 2, default 20
-        Number of grid points, ``mu_0`` included. A non-integer value is truncated by
-        ``int``.
+        Number of grid points, ``mu_0`` included. A float is accepted only with an integral
+        value (``20.0``); a non-integral one such as ``2.7`` is rejected, not truncated.
     ratio : float in (0, 1), default 1e-6
         Smallest grid point relative to ``mu_0`` (the grid spans ``[ratio * mu_0, mu_0]``).
-    max_iter : int, default 200
+    max_iter : int >= 1, default 200
         Cap on the outer iterations of the dual method at each grid point (passed to
-        :func:`selective_fit`, also for the re-solves of ``at(mu)``).
+        :func:`selective_fit`, also for the re-solves of ``at(mu)``); an integer, checked
+        before any fit (as ``n_mu``).
 
     Returns
     -------
@@ -1277,17 +1299,16 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     Raises
     ------
     ValueError
-        Bad input, naming the argument (as :func:`selective_fit`; also ``n_mu < 2`` or
-        ``ratio`` outside (0, 1)), or ``mu_0 == 0`` (no feature correlates with ``y``: the
-        path would be empty).
+        Bad input, naming the argument (as :func:`selective_fit`; also ``n_mu`` not an
+        integer >= 2, ``max_iter`` not an integer >= 1, or ``ratio`` outside (0, 1)), or
+        ``mu_0 == 0`` (no feature correlates with ``y``: the path would be empty).
     RuntimeError
         A grid point whose dual iteration did not meet its optimality conditions (see
         :func:`selective_fit`).
     """
     X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
-    n_mu = int(positive_scalar(n_mu, "n_mu"))
-    if n_mu < 2:
-        raise ValueError(f"n_mu must be at least 2; got {n_mu}")
+    n_mu = positive_int(n_mu, "n_mu", minimum=2)
+    max_iter = positive_int(max_iter, "max_iter")
     ratio = positive_scalar(ratio, "ratio")
     if ratio >= 1:
         raise ValueError(f"ratio must be in (0, 1); got {ratio}")

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg.lapack import dgesv as _gesv
 
-from ._validation import as_matrix, as_vector, check_choice, positive_scalar
+from ._validation import as_matrix, as_vector, check_choice, positive_int, positive_scalar
 from .odepath import Update, follow_path
 
 __all__ = [
@@ -460,6 +460,11 @@ def _split(model, theta):
     return theta[:-1].copy(), float(theta[-1])
 
 
+def _check_acs_controls(max_iter, tol) -> tuple[int, float]:
+    """``max_iter`` an integer >= 1 and ``tol`` > 0 (shared by the ACS entry points)."""
+    return positive_int(max_iter, "max_iter"), positive_scalar(tol, "tol")
+
+
 def _acs_core(m, age, regularizer, gamma, theta, *, max_iter, tol):
     v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
     for k in range(1, max_iter + 1):
@@ -493,12 +498,21 @@ def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, gamma=No
         Lasso penalty, logistic loss weight (default 1), mixture parameter.
     warm_start : array_like, optional
         Initial ``w`` (and intercept last, for logistic). Default: the unweighted fit.
+    max_iter : int >= 1, default 500
+        Cap on the ACS iterations (a float only with an integral value, never truncated).
+    tol : float > 0, default 1e-11
+        Partial-optimum tolerance (:func:`partial_optimum_residual`) that stops ACS.
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument (including ``max_iter`` not an integer >= 1 and
+        ``tol <= 0`` / NaN / inf).
     """
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
     age = positive_scalar(age, "age")
     _check_reg(regularizer, gamma, age)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
+    max_iter, tol = _check_acs_controls(max_iter, tol)
     if warm_start is None:
         theta = m.weighted_fit(np.ones(m.n))
     else:
@@ -536,9 +550,10 @@ def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, ga
         Logistic loss weight (default 1; ignored by the Lasso).
     gamma : float > 0, optional
         Mixture regularizer parameter (required for ``regularizer="mixture"``).
-    max_iter : int, default 500
-        Cap on the ACS iterations at each age (not validated here, unlike :func:`acs`).
-    tol : float, default 1e-11
+    max_iter : int >= 1, default 500
+        Cap on the ACS iterations at each age (validated as in :func:`acs`: an integer, a
+        float only with an integral value).
+    tol : float > 0, default 1e-11
         Partial-optimum tolerance (:func:`partial_optimum_residual`) that stops ACS.
 
     Returns
@@ -550,7 +565,8 @@ def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, ga
     Raises
     ------
     ValueError
-        Empty or non-positive ``ages`` or other bad input, naming the argument.
+        Empty or non-positive ``ages``, ``max_iter`` not an integer >= 1, ``tol <= 0`` or
+        other bad input, naming the argument.
     NotImplementedError
         ``model="svm"`` (use :func:`pathlib_core.spl_svm.svm_acs_path`).
     RuntimeError
@@ -561,6 +577,7 @@ def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, ga
     if ages.size == 0 or np.any(ages <= 0):
         raise ValueError("ages must be a non-empty array of positive values")
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
+    max_iter, tol = _check_acs_controls(max_iter, tol)
     theta = m.weighted_fit(np.ones(m.n))
     out = []
     for a in ages:

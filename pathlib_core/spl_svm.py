@@ -65,11 +65,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_binary_labels, as_matrix, as_vector, positive_scalar
+from ._validation import as_binary_labels, as_matrix, as_vector, finite_scalar, positive_scalar
 from .kernels import Kernel, linear_kernel
 from .odepath import Update, follow_path
 from .qp import solve_qp
-from .spl import PATH_REGULARIZERS, _check_reg, sp_weights
+from .spl import PATH_REGULARIZERS, _check_acs_controls, _check_reg, sp_weights
 
 __all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_acs_path", "svm_weighted_fit",
            "svm_partial_optimum_residual", "SelfPacedSVC"]
@@ -638,7 +638,7 @@ def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=
     alpha : array_like of shape (n,)
         Dual variables to check.
     intercept : float
-        Bias ``b``.
+        Bias ``b`` (finite).
     age : float > 0
         The age :math:`\lambda`.
     regularizer : {"linear", "mixture"}
@@ -659,13 +659,14 @@ def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=
     Raises
     ------
     ValueError
-        Bad input, naming the argument (``intercept`` itself is only converted by
-        ``float``).
+        Bad input, naming the argument (including an ``intercept`` that is not a finite
+        real number).
     """
     X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
     alpha = as_vector(alpha, "alpha", length=X.shape[0], length_of="X")
+    intercept = finite_scalar(intercept, "intercept")
     age = positive_scalar(age, "age")
-    return _SVM(K, y, C, regularizer, gamma).certificate(np.r_[alpha, float(intercept)], age)
+    return _SVM(K, y, C, regularizer, gamma).certificate(np.r_[alpha, intercept], age)
 
 
 def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
@@ -696,9 +697,9 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=
     kernel : None, "linear" or pathlib_core.kernels.Kernel, optional
         ``None`` / ``"linear"``: the linear kernel ``X X'``; otherwise a
         :class:`~pathlib_core.kernels.Kernel` evaluated on ``X`` (not ``"precomputed"``).
-    max_iter : int, default 500
-        Cap on the ACS iterations (not validated).
-    tol : float, default 1e-11
+    max_iter : int >= 1, default 500
+        Cap on the ACS iterations (an integer; a float only with an integral value).
+    tol : float > 0, default 1e-11
         Partial-optimum tolerance.
 
     Returns
@@ -708,7 +709,7 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=
     intercept : float
         Bias ``b``.
     v : ndarray of shape (n,)
-        The weights :math:`v^*(\ell(lpha, b), \lambda)` of the returned point.
+        The weights :math:`v^*(\ell(\alpha, b), \lambda)` of the returned point.
     n_iter : int
         ACS iterations done.
     converged : bool
@@ -718,12 +719,14 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=
     Raises
     ------
     ValueError
-        Bad input, naming the argument.
+        Bad input, naming the argument (including ``max_iter`` not an integer >= 1 and
+        ``tol <= 0`` / NaN / inf).
     RuntimeError
         A weighted SVM QP was not solved to optimality.
     """
     X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
     age = positive_scalar(age, "age")
+    max_iter, tol = _check_acs_controls(max_iter, tol)
     svm = _SVM(K, y, C, regularizer, gamma)
     g = _SVMGAGA(svm, 1e-6, ())
     z = svm.weighted_fit(np.ones(svm.n))
@@ -757,9 +760,10 @@ def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max
     kernel : None, "linear" or pathlib_core.kernels.Kernel, optional
         ``None`` / ``"linear"``: the linear kernel ``X X'``; otherwise a
         :class:`~pathlib_core.kernels.Kernel` evaluated on ``X`` (not ``"precomputed"``).
-    max_iter : int, default 500
-        Cap on the ACS iterations at each age (not validated).
-    tol : float, default 1e-11
+    max_iter : int >= 1, default 500
+        Cap on the ACS iterations at each age (an integer; a float only with an integral
+        value).
+    tol : float > 0, default 1e-11
         Partial-optimum tolerance.
 
     Returns
@@ -771,7 +775,8 @@ def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max
     Raises
     ------
     ValueError
-        Empty or non-positive ``ages`` or other bad input, naming the argument.
+        Empty or non-positive ``ages``, ``max_iter`` not an integer >= 1, ``tol <= 0`` or
+        other bad input, naming the argument.
     RuntimeError
         A weighted SVM QP was not solved to optimality.
     """
@@ -779,6 +784,7 @@ def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max
     if ages.size == 0 or np.any(ages <= 0):
         raise ValueError("ages must be a non-empty array of positive values")
     X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
+    max_iter, tol = _check_acs_controls(max_iter, tol)
     svm = _SVM(K, y, C, regularizer, gamma)
     g = _SVMGAGA(svm, 1e-6, ())
     z = svm.weighted_fit(np.ones(svm.n))

@@ -97,6 +97,13 @@ def test_conformal_bad_input():
         scatter_matrices(K0, np.ones(10))
 
 
+@pytest.mark.parametrize("K", [np.zeros((4, 4)), -np.eye(4)], ids=["zero", "negative"])
+def test_fisher_ratio_direct_zero_within_class_scatter(K):
+    """No kept eigen-direction: tr S_w = 0 and J = 0/0 is undefined (was a ZeroDivisionError)."""
+    with pytest.raises(ValueError, match="within-class scatter .* is zero.*J is undefined"):
+        fisher_ratio_direct(K, np.array([1.0, 1.0, -1.0, -1.0]))
+
+
 # -- estimators -------------------------------------------------------------------------------
 
 # The conformal estimators run with the l1 option here only to keep the suite within its

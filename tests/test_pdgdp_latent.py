@@ -205,6 +205,46 @@ def test_bad_input(kwargs, match):
         train_latent_svm(X, y, **kwargs)
 
 
+@pytest.mark.parametrize("V, match", [
+    (np.array([0.2, np.nan, 0.5]), "V must contain only finite values"),
+    (np.array([[0.2, 0.3], [np.inf, 0.0]]), "V must contain only finite values"),
+    (np.zeros((2, 2, 2)), "V must be a non-empty 1-D vector"),
+    (np.float64(0.5), "V must be a non-empty 1-D vector"),
+    (np.zeros(0), "V must be a non-empty 1-D vector"),
+    (["a", "b"], "V must be a numeric"),
+])
+def test_project_simplex_bad_input(V, match):
+    with pytest.raises(ValueError, match=match):
+        project_simplex(V)
+
+
+@pytest.mark.parametrize("max_assignments", [2.5, 0, -1, "many", True])
+def test_latent_global_optimum_checks_max_assignments(max_assignments):
+    X, y = _latent_data(0)
+    with pytest.raises(ValueError, match="max_assignments must be an integer >= 1"):
+        latent_global_optimum(X, y, n_states=1, max_assignments=max_assignments)
+
+
+def test_latent_global_optimum_refuses_before_solving_anything(monkeypatch):
+    """6 positives in <= 2 states: 2**5 = 32 assignments; the refusal comes before any solve."""
+    from pathlib_core.pdgdp import latent
+
+    calls = []
+    orig = latent._Components.evaluate
+
+    def counting(self, T):
+        calls.append(1)
+        return orig(self, T)
+
+    monkeypatch.setattr(latent._Components, "evaluate", counting)
+    X, y = _latent_data(0)
+    with pytest.raises(ValueError, match="more than max_assignments=31"):
+        latent_global_optimum(X, y, n_states=2, max_assignments=31)
+    assert calls == []
+    _, _, count = latent_global_optimum(X, y, n_states=2, max_assignments=32.0)
+    assert count == 32 and len(calls) == 32
+
+
 def test_bad_labels_and_shapes():
     X, y = _latent_data(0)
     with pytest.raises(ValueError, match="y"):

@@ -375,6 +375,24 @@ def test_stop_without_recorded_crossing_does_not_hang():
         assert abs(J - Jo) <= 1e-7 * max(1.0, abs(Jo))
 
 
+@pytest.mark.parametrize("labels, match", [
+    (np.r_[1.0, -1.0, 0.0, 1.0], r"labels must be -1 or \+1 on the unlabeled points"),
+    (np.r_[1.0, -1.0, 0.5, -1.0], r"labels must be -1 or \+1 on the unlabeled points"),
+    (np.r_[1.0, -1.0, 1.0, np.nan], "labels must contain only finite values"),
+    (np.r_[1.0, -1.0, 1.0], "labels must have length 4"),
+])
+def test_conditional_solution_checks_labels_like_the_objective(labels, match):
+    X = np.arange(8.0).reshape(4, 2)
+    K, y = X @ X.T + np.eye(4), np.r_[1.0, -1.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match=match):
+        s3vm_objective(K, y, labels, np.zeros(4), 0.0, C=1.0, C_unlabeled=1.0)
+    with pytest.raises(ValueError, match=match):
+        conditional_solution(K, y, labels, C=1.0, C_unlabeled=1.0)
+    # labeled entries are ignored (replaced by y), as in s3vm_objective
+    rec, _, _ = conditional_solution(K, y, np.r_[0.0, 7.0, 1.0, -1.0], C=1.0, C_unlabeled=1.0)
+    np.testing.assert_array_equal(rec.labels, [1, -1, 1, -1])
+
+
 def test_class_balance_bias_needs_labeled_points():
     from pathlib_core.s3vm import class_balance_bias
 

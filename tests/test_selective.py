@@ -97,6 +97,22 @@ def test_penalty_pieces_and_primal_objective():
     np.testing.assert_allclose(selective_penalty(a, mu), expected, rtol=1e-15)
 
 
+@pytest.mark.parametrize(("a", "mu", "match"), [
+    ([0.1, 0.2], -0.5, "mu must be >= 0"),
+    ([0.1, 0.2], np.nan, "mu must be finite"),
+    ([0.1, 0.2], np.inf, "mu must be finite"),
+    ([0.1, np.nan], 0.5, "a must contain only finite values"),
+    (np.inf, 0.5, "a must contain only finite values"),
+    (["x"], 0.5, "a must be a numeric"),
+])
+def test_penalty_checks_its_arguments(a, mu, match):
+    with pytest.raises(ValueError, match=match):
+        selective_penalty(a, mu)
+    # valid input is unchanged: scalar a, mu = 0 (ridge), integer mu
+    assert selective_penalty(-1.5, 0) == 2.25
+    assert selective_penalty(0.5, 1) == 1.0
+
+
 @pytest.mark.parametrize("loss", ["squared", "hinge"])
 def test_certificates_fail_for_a_wrong_solution(loss):
     X, y = _data(20, 50, loss, 5)
@@ -276,6 +292,9 @@ YB = np.where(Y0 > 0, 1.0, -1.0)
         ({"gamma": 1.0, "mu": 0.1, "X": np.where(np.eye(10, 20) > 0, np.nan, X0)}, "X"),
         ({"gamma": 1.0, "mu": 0.1, "y": np.where(np.arange(10) == 3, np.inf, Y0)}, "y"),
         ({"gamma": 1.0, "mu": 0.1, "warm_start": "previous"}, "warm_start"),
+        ({"gamma": 1.0, "mu": 0.1, "max_iter": 0.5}, "max_iter must be an integer >= 1"),
+        ({"gamma": 1.0, "mu": 0.1, "max_iter": 2.7}, "max_iter must be an integer >= 1"),
+        ({"gamma": 1.0, "mu": 0.1, "max_iter": 0}, "max_iter must be an integer >= 1"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(kwargs, match):
@@ -289,6 +308,10 @@ def test_bad_input_raises_value_error_naming_the_argument(kwargs, match):
 def test_bad_input_path_and_mu0():
     with pytest.raises(ValueError, match="n_mu"):
         selectivity_path(X0, Y0, gamma=1.0, n_mu=1)
+    with pytest.raises(ValueError, match="n_mu must be an integer >= 2; got 2.7"):
+        selectivity_path(X0, Y0, gamma=1.0, n_mu=2.7)
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1; got 0.5"):
+        selectivity_path(X0, Y0, gamma=1.0, n_mu=3, max_iter=0.5)
     with pytest.raises(ValueError, match="ratio"):
         selectivity_path(X0, Y0, gamma=1.0, ratio=2.0)
     with pytest.raises(ValueError, match="gamma"):
@@ -296,6 +319,15 @@ def test_bad_input_path_and_mu0():
     with pytest.raises(ValueError, match="warm_start"):
         r = selective_fit(X0[:5], Y0[:5], gamma=1.0, mu=0.1)
         selective_fit(X0, Y0, gamma=1.0, mu=0.1, warm_start=r)
+
+
+def test_integral_float_counts_are_accepted():
+    # an int-valued float is the same count as the int (no truncation, no error)
+    a = selective_fit(X0, Y0, gamma=1.0, mu=0.1, max_iter=200.0)
+    b = selective_fit(X0, Y0, gamma=1.0, mu=0.1, max_iter=200)
+    np.testing.assert_array_equal(a.coef, b.coef)
+    path = selectivity_path(X0, Y0, gamma=1.0, n_mu=3.0, ratio=0.1, max_iter=200.0)
+    assert len(path.breakpoints) == 3
 
 
 @pytest.mark.parametrize("kwargs, match", [

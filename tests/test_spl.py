@@ -366,6 +366,33 @@ def test_bad_input_acs_and_weights():
         spl.acs(X, np.sign(y) + (y == 0), 1.0, model="svm", regularizer="linear")
 
 
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(max_iter=0), "max_iter must be an integer >= 1"),
+    (dict(max_iter=2.5), "max_iter must be an integer >= 1"),
+    (dict(max_iter="10"), "max_iter must be an integer >= 1"),
+    (dict(tol=0.0), "tol must be > 0"),
+    (dict(tol=-1e-9), "tol must be > 0"),
+    (dict(tol=np.nan), "tol must be finite"),
+])
+def test_acs_and_acs_path_check_max_iter_and_tol(kwargs, match):
+    X, y = _lasso_data(n=30)
+    args = dict(model="lasso", regularizer="linear", alpha=0.05, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        spl.acs_path(X, y, [0.5, 1.0], **args)
+    with pytest.raises(ValueError, match=match):
+        spl.acs(X, y, 0.5, **args)
+
+
+def test_acs_path_accepts_an_integral_float_max_iter():
+    X, y = _lasso_data(n=30)
+    kw = dict(model="lasso", regularizer="linear", alpha=0.05)
+    a = spl.acs_path(X, y, [0.5, 1.0], max_iter=50.0, **kw)
+    b = spl.acs_path(X, y, [0.5, 1.0], max_iter=50, **kw)
+    for ra, rb in zip(a, b, strict=True):
+        np.testing.assert_array_equal(ra.coef, rb.coef)
+        assert ra.n_iter == rb.n_iter
+
+
 def test_logistic_age_min_without_partial_optimum_is_reported():
     X, y = _logistic_data()
     with pytest.raises(ValueError, match="age_min"):

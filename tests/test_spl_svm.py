@@ -285,6 +285,27 @@ def test_bad_input(kwargs, match):
         spl.age_path(X, y, **args)
 
 
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(max_iter=0), "max_iter must be an integer >= 1"),
+    (dict(max_iter=0.5), "max_iter must be an integer >= 1"),
+    (dict(tol=0.0), "tol must be > 0"),
+    (dict(tol=np.inf), "tol must be finite"),
+])
+def test_acs_checks_max_iter_and_tol(kwargs, match):
+    X, y = _data(n=20)
+    with pytest.raises(ValueError, match=match):
+        svm_acs(X, y, 1.0, regularizer="linear", **kwargs)
+    with pytest.raises(ValueError, match=match):
+        svm_acs_path(X, y, [1.0, 2.0], regularizer="linear", **kwargs)
+
+
+@pytest.mark.parametrize("intercept", [np.nan, np.inf, -np.inf, "0.5", None])
+def test_partial_optimum_residual_needs_a_finite_intercept(intercept):
+    X, y = _data(n=20)
+    with pytest.raises(ValueError, match="intercept"):
+        svm_partial_optimum_residual(X, y, np.zeros(20), intercept, 1.0, regularizer="linear")
+
+
 def test_start_at_w_zero_is_reported():
     """Found by exploration: with 30% flipped labels on 40 points the unweighted SVM (C = 1)
     is w = 0, b = -1; the dual at that start is massively degenerate."""

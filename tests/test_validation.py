@@ -58,3 +58,21 @@ def test_scalars_and_choices():
     assert v.check_choice("svm", "model", {"svm", "lasso"}) == "svm"
     with pytest.raises(ValueError, match=r"model must be one of \['lasso', 'svm'\]; got 'x'"):
         v.check_choice("x", "model", {"svm", "lasso"})
+
+
+def test_positive_int():
+    assert v.positive_int(3, "n") == 3 and type(v.positive_int(3, "n")) is int
+    assert v.positive_int(np.int64(4), "n") == 4
+    assert v.positive_int(200.0, "max_iter") == 200
+    assert v.positive_int(np.float64(2.0), "n_mu", minimum=2) == 2
+    assert v.positive_int(0, "k", minimum=0) == 0
+    for bad, msg in [(0.5, r"max_iter must be an integer >= 1; got 0.5 \(not an integral"),
+                     (2.7, "max_iter must be an integer >= 1; got 2.7"),
+                     (0, "max_iter must be an integer >= 1; got 0"),
+                     (-3.0, "max_iter must be an integer >= 1; got -3"),
+                     (np.nan, "max_iter must be an integer"), (np.inf, "max_iter must be"),
+                     (True, "max_iter must be an integer"), ("5", "max_iter must be")]:
+        with pytest.raises(ValueError, match=msg):
+            v.positive_int(bad, "max_iter")
+    with pytest.raises(ValueError, match="n_mu must be an integer >= 2; got 1"):
+        v.positive_int(1, "n_mu", minimum=2)

@@ -58,7 +58,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import as_binary_labels, as_matrix, check_choice, positive_scalar
+from .._validation import (
+    _check_finite,
+    as_binary_labels,
+    as_matrix,
+    check_choice,
+    positive_int,
+    positive_scalar,
+)
 from ..qp import QPResult
 from .region import CriticalRegion, _FactorQ, _region_from_qp, _solve_dual
 
@@ -97,15 +104,34 @@ def project_simplex(V) -> np.ndarray:
     Parameters
     ----------
     V : array_like of shape (k, M) or (M,)
-        Points to project, one per row (a 1-D array is one point). Not validated: non-finite
-        entries give meaningless rows.
+        Points to project, one per row (a 1-D array is one point); finite, ``M >= 1``.
 
     Returns
     -------
     ndarray of shape (k, M)
         The projected rows (non-negative, each summing to 1 up to rounding). Always 2-D: a
         1-D input gives shape ``(1, M)``.
+
+    Raises
+    ------
+    ValueError
+        ``V`` not numeric, not 1-D / 2-D, without entries (``M == 0``) or with NaN / inf
+        entries (naming ``V``).
     """
+    try:
+        arr = np.asarray(V, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"V must be a numeric 1-D vector or 2-D array of rows; got "
+                         f"{type(V).__name__}") from exc
+    if arr.ndim not in (1, 2) or arr.size == 0:
+        raise ValueError("V must be a non-empty 1-D vector (one point) or 2-D array (one "
+                         f"point per row); got an array of shape {arr.shape}")
+    _check_finite(arr, "V")
+    return _project_simplex(arr)
+
+
+def _project_simplex(V) -> np.ndarray:
+    """:func:`project_simplex` on trusted input (PDGDP's projection step)."""
     V = np.atleast_2d(np.asarray(V, dtype=float))
     M = V.shape[1]
     S = -np.sort(-V, axis=1)
@@ -491,7 +517,7 @@ def _pdgdp(comp: _Components, theta, N, step, record_theta):
     best = (J, W, b, theta.copy())
     converged, it = False, 0
     for it in range(1, N + 1):
-        new = project_simplex(theta - step * grad)
+        new = _project_simplex(theta - step * grad)
         if np.max(np.abs(new - theta)) <= 1e-13:
             converged = True  # a fixed point of the projected step: stationary
             it -= 1
@@ -699,6 +725,22 @@ def _restricted_growth(n: int, M: int):
     yield from rec(0, 0)
 
 
+def _count_partitions(n: int, M: int, cap: int) -> int:
+    """Number of set partitions of ``n`` items into at most ``M`` blocks, capped at ``cap``.
+
+    ``sum_{k <= M} S(n, k)`` with the Stirling recurrence ``S(i, k) = k S(i-1, k) +
+    S(i-1, k-1)`` in saturating arithmetic (every term is non-negative and the count grows
+    with ``n``, so the result is exact below ``cap`` and ``cap`` otherwise); it equals the
+    number of assignments :func:`_restricted_growth` yields.
+    """
+    row = [1] + [0] * M  # S(0, k), k = 0..M
+    for _ in range(n):
+        row = [0] + [min(k * row[k] + row[k - 1], cap) for k in range(1, M + 1)]
+        if sum(row) >= cap:
+            return cap
+    return min(sum(row), cap)
+
+
 def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
                           eta: float | None = None, max_assignments: int = 20000):
     r"""Global minimum of the latent-SVM objective by enumerating hard assignments.
@@ -725,9 +767,10 @@ def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
         Regularization ``sigma_m`` (the same for every component).
     eta : float, optional
         Weight of the positives, in (0, 1); default ``|I-| / l``.
-    max_assignments : int, default 20000
+    max_assignments : int >= 1, default 20000
         Give up (``ValueError``) when there are more assignments than this; the count is
-        the number of partitions of the ``n_pos`` positives into at most ``M`` blocks.
+        the number of partitions of the ``n_pos`` positives into at most ``M`` blocks
+        (a sum of Stirling numbers of the second kind), computed before anything is solved.
 
     Returns
     -------
@@ -741,20 +784,24 @@ def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
     Raises
     ------
     ValueError
-        Bad input (naming the argument), or more than ``max_assignments`` assignments (raised
-        only once that many have been solved).
+        Bad input (naming the argument; ``max_assignments`` must be an integer >= 1), or
+        more than ``max_assignments`` assignments (raised at once, before any SVM is solved).
     """
     Xv, yv = _check_data(X, y)
     n_pos = int(np.sum(yv > 0))
     M = _check_states(n_states, n_pos)
     sigma = positive_scalar(sigma, "sigma")
-    comp = _Components(Xv, yv, M, sigma, _weights(yv, _check_eta(eta, yv)), use_regions=False)
+    eta = _check_eta(eta, yv)
+    max_assignments = positive_int(max_assignments, "max_assignments")
+    n_assign = _count_partitions(n_pos, M, cap=max_assignments + 1)
+    if n_assign > max_assignments:
+        raise ValueError(f"more than max_assignments={max_assignments} assignments to "
+                         f"enumerate (set partitions of the {n_pos} positives into at most {M} "
+                         "states); use fewer positives or states")
+    comp = _Components(Xv, yv, M, sigma, _weights(yv, eta), use_regions=False)
     best, best_T, count = np.inf, None, 0
     for assign in _restricted_growth(n_pos, M):
         count += 1
-        if count > max_assignments:
-            raise ValueError(f"more than max_assignments={max_assignments} assignments to "
-                             "enumerate; use fewer positives or states")
         T = np.zeros((n_pos, M))
         T[np.arange(n_pos), assign] = 1.0
         J = comp.evaluate(T)[0]
