@@ -1105,7 +1105,12 @@ class _GAGA:
             # a non-converged ACS iterate is only a starting point: the residual decides
             s1 = self.state_from(th1, t1)
             th2 = self.correct(t, th1, s1)
-            if self.residual(t, th2, s1) > 1e-10:  # Newton back failed: ACS back instead
+            if (self.residual(t, th2, s1) > 1e-10
+                    or np.max(np.abs(th2 - theta)) <= 1e-8 * scale):
+                # Newton back failed, or it returned to the current point (the branch
+                # found at t1 passes through it and folds back between t and t1): ACS
+                # back from the t1 solution instead, which can reach a distinct partial
+                # optimum at t (e.g. the diabetes Lasso, full data, age 4.369)
                 th2, k2, _ = self._acs_newton(t, th1)
                 self.n_acs_iter += k2
                 th2 = self.correct(t, th2, self.state_from(th2, t))

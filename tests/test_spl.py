@@ -237,6 +237,35 @@ def test_simultaneous_critical_points_do_not_stop_the_path():
 
 
 
+def test_jump_whose_newton_return_lands_on_the_current_point():
+    """The chapter-3 full-mode Lasso run 6 (whole diabetes fit split, 30% response noise).
+
+    At age ~4.3691 sample 52 reaches its threshold; with it in E the branch runs backwards
+    (a fold), so the point is a jump. Warm ACS at t (1 + 1e-3) lands on a branch that Newton
+    steps bring back to the *current* point; the jump search then has to re-solve by ACS at t
+    (a distinct partial optimum ~0.043 away) instead of giving up, which it used to do.
+    """
+    X, y = datasets.load("diabetes", standardize=True)
+    y = y - y.mean()
+    X, y = X[np.random.default_rng(6).permutation(len(y))], y[np.random.default_rng(6)
+                                                               .permutation(len(y))]
+    perm = np.random.default_rng(10_006).permutation(len(y))
+    rest = perm[len(y) // 4:]
+    fit = rest[len(rest) // 4:]
+    y_fit, _ = datasets.add_response_noise(y[fit], rate=0.3, seed=6, scale=2.0)
+    path = spl.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
+                        age_min=0.1, age_max=20.0)
+    assert path.breakpoints[-1] == 20.0
+    assert np.nanmax(path.kkt_residuals()) <= 1e-9
+    jumps = [e for e in path.events if e.kind == "jump" and abs(e.param - 4.369116506) < 1e-6]
+    # the jump itself (sample 52); a KKT-monitor re-solve may follow at the same age
+    assert jumps and jumps[0].indices == (52,) and "delta" in jumps[0].info
+    for age in (4.369116506 * (1 + 1e-9), 4.4, 5.0):
+        sol = path.at(age)
+        assert spl.partial_optimum_residual(X[fit], y_fit, sol.coef, 0.0, age, model="lasso",
+                                            regularizer="linear", alpha=0.01) <= 1e-9
+
+
 def _refire_data():
     """Seed 922 of the duplicates test (mixture, gamma 0.5): feature 2 leaves the active set
     at age ~0.1836 and its just-reassigned condition fires again at ~0.2013 in the same
