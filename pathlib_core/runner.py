@@ -6,12 +6,18 @@ can switch joblib's backend, e.g. to Dask, with ``joblib.parallel_backend``), sh
 bar for long loops, and returns one flat dict per run. Each run gets its own seed, derived
 from the experiment seed and the run's position with :class:`numpy.random.SeedSequence`, so
 results do not depend on the number of workers or on the order in which runs finish.
+With ``checkpoint=<folder>`` every finished run is kept as a JSON file there, so that a long
+run that is interrupted (a full-mode protocol of many hours) resumes where it stopped; a kept
+row is reused only if the setting, the seeds, the source of ``pathlib_core`` and of ``fn``,
+and the caller's ``checkpoint_context`` are all unchanged.
 :func:`save_table` writes the rows as JSON and CSV under the build folder.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import inspect
 import io
 import json
 from collections.abc import Callable, Sequence
@@ -21,7 +27,7 @@ import numpy as np
 
 from .results import _clean, atomic_write_text, build_dir, notebook_id
 
-__all__ = ["run_grid", "save_table", "spawn_seeds"]
+__all__ = ["run_grid", "save_table", "source_fingerprint", "spawn_seeds"]
 
 
 def spawn_seeds(seed: int, n: int) -> list[int]:
@@ -32,8 +38,33 @@ def spawn_seeds(seed: int, n: int) -> list[int]:
     return [int(c.generate_state(1)[0]) for c in children]
 
 
+def source_fingerprint() -> str:
+    """SHA-256 of every ``pathlib_core`` source file (relative path and bytes, sorted).
+
+    Identifies the code a kept result was computed with; any edit to the package changes it.
+    """
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(b"\0")
+        h.update(f.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _fn_source(fn: Callable) -> str:
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):  # no source available (built-in, exec'd code)
+        return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
 def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_jobs: int = 1,
-             progress: bool = True, desc: str = "runs") -> list[dict]:
+             progress: bool = True, desc: str = "runs", checkpoint=None,
+             checkpoint_context: dict | None = None) -> list[dict]:
     """Run ``fn(**setting, seed=run_seed)`` for every setting and collect tidy rows.
 
     Parameters
@@ -49,6 +80,16 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
         joblib workers (1 runs in-process, which keeps tracebacks simple).
     progress : bool
         Show a tqdm progress bar (disabled when ``TQDM_DISABLE`` is set, as in builds).
+    checkpoint : path-like, optional
+        Folder in which every finished run is kept (one JSON file, written atomically), and
+        from which a run is taken instead of being computed when its file matches: same
+        setting, experiment and run seed, :func:`source_fingerprint`, source of ``fn`` and
+        ``checkpoint_context``. A mismatching or unreadable file is recomputed and replaced.
+        With a checkpoint every row is returned JSON-safe (NumPy values as Python numbers and
+        lists), kept or fresh alike. Default: no checkpoint.
+    checkpoint_context : dict, optional
+        JSON-serializable values the runs depend on beyond ``fn``'s own source, e.g. the
+        source of helpers ``fn`` calls or the chapter's ``MODE``; part of the match.
 
     Returns
     -------
@@ -70,16 +111,41 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
             raise ValueError(f"fn's result repeats setting keys {sorted(clash)}")
         return {**setting, "seed": run_seed, **out}
 
+    if checkpoint is not None:
+        from pathlib import Path
+
+        folder = Path(checkpoint)
+        context = {"pathlib_core": source_fingerprint(), "fn": _fn_source(fn),
+                   "context": _clean(dict(checkpoint_context or {})), "experiment_seed": seed}
+
+        def kept_or_run(setting: dict, run_seed: int) -> dict:
+            ident = _clean({"setting": setting, "seed": run_seed, **context})
+            key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]
+            file = folder / f"run-{key}.json"
+            try:
+                kept = json.loads(file.read_text(encoding="utf-8"))
+                if kept.get("ident") == ident:
+                    return kept["row"]
+            except (OSError, ValueError, KeyError, AttributeError):
+                pass
+            row = _clean(one(setting, run_seed))
+            atomic_write_text(file, json.dumps({"ident": ident, "row": row}))
+            return row
+
+        task = kept_or_run
+    else:
+        task = one
+
     iterator: Any = zip(settings, seeds, strict=True)
     if progress:
         from tqdm.auto import tqdm
 
         iterator = tqdm(list(iterator), desc=desc)
     if n_jobs == 1:
-        return [one(s, sd) for s, sd in iterator]
+        return [task(s, sd) for s, sd in iterator]
     from joblib import Parallel, delayed
 
-    return list(Parallel(n_jobs=n_jobs)(delayed(one)(s, sd) for s, sd in iterator))
+    return list(Parallel(n_jobs=n_jobs)(delayed(task)(s, sd) for s, sd in iterator))
 
 
 def save_table(rows: Sequence[dict], name: str, *, directory=None) -> dict[str, Any]:

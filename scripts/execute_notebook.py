@@ -3,7 +3,9 @@
     python scripts/execute_notebook.py notebooks/primer/01_x.ipynb book/executed/primer/01_x.ipynb \
         --mode quick --seed 0
 
-- parameters ``MODE`` and ``SEED`` are injected into the cell tagged ``parameters``;
+- parameters ``MODE`` and ``SEED`` are injected into the cell tagged ``parameters``, plus any
+  ``--param NAME=VALUE`` (VALUE read as a Python literal, else kept as a string; e.g.
+  ``--param N_JOBS=2 --param CHECKPOINT='"/data/ckpt"'``), which the status record lists;
 - the notebook runs with its own folder as working directory and with
   ``PATHLIB_BUILD_DIR`` / ``PATHLIB_NOTEBOOK`` set, so its results and figures land in
   ``build/results/<id>.json`` and ``build/figures/<id>/``;
@@ -19,6 +21,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime as _dt
 import importlib.metadata as md
 import json
@@ -66,6 +69,23 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def parse_params(items: list[str]) -> dict:
+    """``["N_JOBS=2", "TAG=abc"]`` -> ``{"N_JOBS": 2, "TAG": "abc"}`` (literal, else string)."""
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise ValueError(f"--param expects NAME=VALUE with NAME an identifier; got {item!r}")
+        if name in ("MODE", "SEED"):
+            raise ValueError(f"--param {name}: use --{name.lower()} instead")
+        try:
+            out[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[name] = value
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", type=Path)
@@ -73,6 +93,8 @@ def main(argv=None) -> int:
     ap.add_argument("--mode", default="quick")
     ap.add_argument("--seed", default="0")
     ap.add_argument("--build-dir", type=Path, default=Path("build"))
+    ap.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE",
+                    help="another parameter of the notebook's parameters cell (repeatable)")
     args = ap.parse_args(argv)
 
     if args.mode not in MODES:
@@ -83,6 +105,11 @@ def main(argv=None) -> int:
         seed = int(args.seed)
     except ValueError:
         print(f"error: SEED must be an integer; got {args.seed!r}", file=sys.stderr)
+        return 2
+    try:
+        extra = parse_params(args.param)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     root = Path(__file__).resolve().parent.parent
     src = args.source
@@ -117,7 +144,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     try:
         pm.execute_notebook(
-            str(src), str(tmp), parameters={"MODE": args.mode, "SEED": seed},
+            str(src), str(tmp), parameters={"MODE": args.mode, "SEED": seed, **extra},
             kernel_name=_kernel_name(), cwd=str(src.parent.resolve()), progress_bar=False,
             log_output=False, request_save_on_cell_execute=False,
         )
@@ -145,6 +172,7 @@ def main(argv=None) -> int:
     os.replace(tmp, out)
     record = {
         "notebook": nb_id, "mode": args.mode, "seed": seed,
+        **({"parameters": extra} if extra else {}),
         "seconds": round(elapsed, 2),
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "results_written": results.exists(),

@@ -243,6 +243,35 @@ def test_executor_injects_parameters_and_reports_a_failing_cell(tmp_path):
     assert run.returncode == 2 and "valid modes" in run.stderr
 
 
+def test_executor_passes_extra_parameters(tmp_path):
+    import execute_notebook
+
+    assert execute_notebook.parse_params(["N_JOBS=2", "TAG=abc", "P='x y'", "D=None"]) == {
+        "N_JOBS": 2, "TAG": "abc", "P": "x y", "D": None}
+    for bad in (["N_JOBS"], ["2x=1"], ["MODE=full"]):
+        with pytest.raises(ValueError, match="--param"):
+            execute_notebook.parse_params(bad)
+
+
+@pytest.mark.slow
+def test_executor_injects_extra_parameters(tmp_path):
+    nb = tmp_path / "extra_nb.ipynb"
+    _tiny_notebook(nb, "from pathlib_core.results import Results\n"
+                       "r = Results(mode=MODE, seed=SEED)\nr.record('n', N_JOBS)\nr.save()")
+    build = tmp_path / "build"
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(nb),
+                          str(tmp_path / "out.ipynb"), "--build-dir", str(build),
+                          "--param", "N_JOBS=3"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert json.loads((build / "results" / "extra_nb.json").read_text())["numbers"]["n"] == 3
+    status = json.loads((build / "status" / "extra_nb.json").read_text())
+    assert status["parameters"] == {"N_JOBS": 3}
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(nb),
+                          str(tmp_path / "out.ipynb"), "--param", "SEED=3"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "--seed" in run.stderr
+
+
 def test_make_rejects_an_unknown_mode_at_once():
     run = subprocess.run(["make", "-n", "book", "MODE=bogus"], cwd=ROOT, capture_output=True,
                          text=True)

@@ -25,6 +25,56 @@ def test_rows_are_tidy_ordered_and_seeded_independently_of_workers(tmp_path):
     assert out["csv"].read_text().splitlines()[0] == "dataset,method,seed,score,method_len"
 
 
+CALLS = []
+
+
+def _counted(dataset, seed):
+    CALLS.append(dataset)
+    if dataset == "boom":
+        raise RuntimeError("interrupted")
+    return {"value": float(seed % 7), "vec": [1.0, 2.0]}
+
+
+def test_checkpoint_resumes_and_invalidates(tmp_path):
+    import numpy as np
+
+    settings = [{"dataset": "a"}, {"dataset": "b"}, {"dataset": "boom"}]
+    CALLS.clear()
+    with pytest.raises(RuntimeError, match="interrupted"):
+        run_grid(_counted, settings, seed=1, progress=False, checkpoint=tmp_path)
+    # the two runs that finished before the failure are kept, nothing else
+    assert CALLS == ["a", "b", "boom"] and len(list(tmp_path.glob("run-*.json"))) == 2
+    CALLS.clear()
+    rows = run_grid(_counted, settings[:2], seed=1, progress=False, checkpoint=tmp_path)
+    assert CALLS == []  # resumed: both taken from the checkpoint
+    fresh = run_grid(_counted, settings[:2], seed=1, progress=False)
+    assert rows == fresh and CALLS == ["a", "b"]
+    # another experiment seed, another context or a corrupt file: recomputed
+    CALLS.clear()
+    run_grid(_counted, settings[:1], seed=2, progress=False, checkpoint=tmp_path)
+    run_grid(_counted, settings[:1], seed=1, progress=False, checkpoint=tmp_path,
+             checkpoint_context={"MODE": "full"})
+    assert CALLS == ["a", "a"]
+    for f in tmp_path.glob("run-*.json"):
+        f.write_text("{not json")
+    CALLS.clear()
+    assert run_grid(_counted, settings[:2], seed=1, progress=False,
+                    checkpoint=tmp_path) == rows
+    assert CALLS == ["a", "b"]
+    # rows are JSON-safe with a checkpoint, kept or fresh
+    out = run_grid(lambda dataset, seed: {"x": np.float64(1.5), "v": np.arange(2)},
+                   [{"dataset": "c"}], seed=0, progress=False, checkpoint=tmp_path / "np")
+    assert out == [{"dataset": "c", "seed": out[0]["seed"], "x": 1.5, "v": [0, 1]}]
+    assert type(out[0]["x"]) is float
+
+
+def test_source_fingerprint_is_stable():
+    from pathlib_core.runner import source_fingerprint
+
+    assert source_fingerprint() == source_fingerprint()
+    assert len(source_fingerprint()) == 64
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="n_jobs"):
         run_grid(_run, [], seed=0, n_jobs=0)
