@@ -80,7 +80,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_matrix, as_vector, finite_scalar, positive_scalar
+from ._validation import as_matrix, as_vector, finite_scalar, positive_int, positive_scalar
 from .kkt import _QPData, _residuals
 from .path import Event, Path
 
@@ -1120,7 +1120,7 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
     if np.any(lbs > ubs):
         raise ValueError("the bounds are inconsistent at t_start (lb > ub)")
     x0v = None if x0 is None else as_vector(x0, "x0", length=prob.n, length_of="P")
-    refactor_every = int(positive_scalar(refactor_every, "refactor_every"))
+    refactor_every = positive_int(refactor_every, "refactor_every")
     return _trace(prob, t_start, t_end, x0=x0v, param_name=param_name,
                   until_last_event=until_last_event, refactor_every=refactor_every,
                   drift_tol=positive_scalar(drift_tol, "drift_tol"),

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_matrix, as_vector, positive_scalar
+from ._validation import as_matrix, as_vector, positive_int, positive_scalar
 from .homotopy import HomotopyError
 from .path import Event, Path
 
@@ -232,7 +232,7 @@ def lasso_path(X, y, *, alpha_min: float | None = None, refactor_every: int = 50
     Xm = as_matrix(X, "X")
     n, p = Xm.shape
     yv = as_vector(y, "y", length=n, length_of="X")
-    refactor_every = int(positive_scalar(refactor_every, "refactor_every"))
+    refactor_every = positive_int(refactor_every, "refactor_every")
     c = Xm.T @ yv / n
     amax = float(np.max(np.abs(c)))
     if alpha_min is None:

@@ -1396,9 +1396,9 @@ def eeg_like(*, n_objects=196, n_channels=66, n_samples=100, target_fraction=0.5
     from .datasets import as_generator
 
     rng = as_generator(seed)
-    n_objects = int(positive_scalar(n_objects, "n_objects"))
-    n_channels = int(positive_scalar(n_channels, "n_channels"))
-    n_samples = int(positive_scalar(n_samples, "n_samples"))
+    n_objects = positive_int(n_objects, "n_objects")
+    n_channels = positive_int(n_channels, "n_channels")
+    n_samples = positive_int(n_samples, "n_samples")
     if not 0 < target_fraction < 1:
         raise ValueError(f"target_fraction must be in (0, 1); got {target_fraction}")
     if n_objects < 2:

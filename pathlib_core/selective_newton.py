@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import positive_scalar
+from ._validation import positive_int
 from .selective import _check, _dual_objective, _solve_inner
 
 __all__ = ["NewtonIterationResult", "paper_newton_iteration"]
@@ -122,8 +122,8 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
     X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
     if mu is None:
         raise ValueError("mu must be given (>= 0)")
-    max_iter = int(positive_scalar(max_iter, "max_iter"))
-    n_golden = int(positive_scalar(n_golden, "n_golden"))
+    max_iter = positive_int(max_iter, "max_iter")
+    n_golden = positive_int(n_golden, "n_golden")
     N, n = X.shape
     empty = np.zeros(0, int)
 

@@ -86,6 +86,7 @@ def test_unbounded_variables_and_no_events():
     ({"t_start": np.inf}, "t_start"),
     ({"lb0": [2.0, 2.0], "ub0": [1.0, 1.0]}, "bounds"),
     ({"lb0": [-np.inf, 0.0], "lb1": [1.0, 0.0]}, "lb1"),
+    ({"refactor_every": 0.5}, "refactor_every.*integral"),
 ])
 def test_bad_input_raises_value_error(kwargs, match):
     args = {"P": np.eye(2), "q0": [1.0, -1.0], "q1": None, "t_start": 0.0, "t_end": 1.0}

@@ -102,6 +102,7 @@ def test_property_degenerate_data_path_completes_kkt_exact(problem):
     (np.ones(3), np.ones(3), {}, "X"),
     (np.eye(3), np.ones(3), {"alpha_min": -1.0}, "alpha_min"),
     (np.eye(3), np.ones(3), {"alpha_min": 100.0}, "alpha_min"),
+    (np.eye(3), np.ones(3), {"refactor_every": 2.5}, "refactor_every.*integral"),
 ])
 def test_bad_input_raises_value_error(X, y, kw, match):
     with pytest.raises(ValueError, match=match):

@@ -244,6 +244,8 @@ def test_eeg_like_shape_labels_and_seed():
     assert 4 <= int(np.argmax(diff.mean(0))) <= 8
     with pytest.raises(ValueError, match="target_fraction"):
         eeg_like(n_objects=10, target_fraction=1.5, seed=0)
+    with pytest.raises(ValueError, match="n_channels.*integral"):  # never truncated
+        eeg_like(n_objects=10, n_channels=2.5, seed=0)
 
 
 # ---------------------------------------------------------------------------------------

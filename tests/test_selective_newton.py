@@ -68,6 +68,8 @@ def test_stalls_in_the_kink_regime_on_eeg_like_data():
 
 
 @pytest.mark.parametrize("kw, name", [({"max_iter": 0}, "max_iter"), ({"n_golden": -1}, "n_golden"),
+                                      ({"max_iter": 2.5}, "max_iter.*integral"),
+                                      ({"n_golden": 1.5}, "n_golden.*integral"),
                                       ({"gamma": 0.0}, "gamma"), ({"mu": -1.0}, "mu")])
 def test_bad_input_names_the_argument(kw, name):
     X, y = _problem(0, 10, 20, "squared")
