@@ -153,7 +153,12 @@ def full_runs(records: list[dict]) -> list[str]:
         for c in claims:
             counts[c.get("verdict")] = counts.get(c.get("verdict"), 0) + 1
         verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "none"
-        rows.append([f"`{r['notebook']}`", r.get("seed"), _fmt_duration(r.get("seconds")),
+        time = _fmt_duration(r.get("seconds"))
+        if len(r.get("attempt_seconds") or []) > 1:
+            time += f" ({len(r['attempt_seconds'])} attempts, resumed)"
+        if r.get("parameters"):
+            time += " with " + ", ".join(f"{k}={v}" for k, v in sorted(r["parameters"].items()))
+        rows.append([f"`{r['notebook']}`", r.get("seed"), time,
                      r.get("date"), f"`{r.get('commit')}`", r.get("machine"), verdicts])
     parts.append(_table(["notebook", "seed", "time", "date", "commit", "machine",
                          "claims (verdicts)"], rows))

@@ -1,7 +1,7 @@
 """Keep the record of a full-mode notebook run: results, tables, status, provenance.
 
     python scripts/record_full_run.py --build-dir DIR --notebook s3vm/03_reproduction \
-        [--out benchmarks/full_runs] [--commit HASH]
+        [--out benchmarks/full_runs] [--commit HASH] [--attempt-seconds S1 S2 ...]
 
 A ``MODE=full`` run of a chapter can take hours, so the default (quick) build cannot redo it.
 This script gathers what the run wrote into its build folder (``DIR/results``,
@@ -9,6 +9,10 @@ This script gathers what the run wrote into its build folder (``DIR/results``,
 ``<out>/<part>__<name>.json``, with the commit the run was made from. The file is committed;
 the chapter shows it in every build (labelled as a recorded run, with date and commit), and
 the book's status page lists every recorded full run with its wall-clock time.
+
+A run resumed from a checkpoint (``--param CHECKPOINT=...``) took several attempts; its status
+record knows only the last. ``--attempt-seconds`` gives the wall time of every attempt (the
+last included): the record's ``seconds`` is then their sum, and ``attempt_seconds`` keeps them.
 
 Refuses a run that was not in full mode, or whose results were not saved (a failed run).
 """
@@ -25,7 +29,8 @@ import tempfile
 from pathlib import Path
 
 
-def gather(build_dir: Path, notebook: str, commit: str | None) -> dict:
+def gather(build_dir: Path, notebook: str, commit: str | None,
+           attempt_seconds: list[float] | None = None) -> dict:
     nb_id = notebook.replace("/", "__")
     status_file = build_dir / "status" / f"{nb_id}.json"
     results_file = build_dir / "results" / f"{nb_id}.json"
@@ -42,11 +47,23 @@ def gather(build_dir: Path, notebook: str, commit: str | None) -> dict:
     if tdir.is_dir():
         for f in sorted(tdir.glob("*.json")):
             tables[f.stem] = json.loads(f.read_text(encoding="utf-8"))
+    seconds = status.get("seconds")
+    extra = {}
+    if attempt_seconds:
+        if any(not (t >= 0) for t in attempt_seconds):
+            raise ValueError(f"attempt seconds must be >= 0; got {attempt_seconds}")
+        if seconds is not None and attempt_seconds[-1] + 1.0 < seconds:
+            raise ValueError(f"the last attempt ({attempt_seconds[-1]} s) is shorter than the "
+                             f"run's status record ({seconds} s)")
+        extra = {"attempt_seconds": list(attempt_seconds), "seconds_last_attempt": seconds}
+        seconds = round(float(sum(attempt_seconds)), 2)
     return {
         "notebook": notebook,
         "mode": status["mode"],
         "seed": status.get("seed"),
-        "seconds": status.get("seconds"),
+        "parameters": status.get("parameters", {}),
+        **extra,
+        "seconds": seconds,
         "date": status.get("date"),
         "versions": status.get("versions", {}),
         "commit": commit,
@@ -64,13 +81,15 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path("benchmarks/full_runs"))
     ap.add_argument("--commit", default=None,
                     help="commit the run was made from (default: HEAD of this checkout)")
+    ap.add_argument("--attempt-seconds", type=float, nargs="+", default=None,
+                    help="wall time of every attempt of a resumed run, the last included")
     args = ap.parse_args(argv)
     commit = args.commit
     if commit is None:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, check=False).stdout.strip() or None
     try:
-        record = gather(args.build_dir, args.notebook, commit)
+        record = gather(args.build_dir, args.notebook, commit, args.attempt_seconds)
     except ValueError as err:
         print(f"[record] {err}", file=sys.stderr)
         return 1

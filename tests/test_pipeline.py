@@ -193,6 +193,19 @@ def test_a_recorded_full_run_keeps_results_tables_and_provenance(tmp_path):
     assert "None recorded yet." in generate_pages.status([], [])
 
 
+def test_a_resumed_full_run_records_the_time_of_every_attempt(tmp_path):
+    build = _fake_build(tmp_path, "full")  # status: 5400 s (the last attempt)
+    rec = record_full_run.gather(build, "p/nb", "abc", [3600.0, 5400.5])
+    assert rec["seconds"] == 9000.5 and rec["seconds_last_attempt"] == 5400.0
+    assert rec["attempt_seconds"] == [3600.0, 5400.5] and rec["parameters"] == {}
+    rec["parameters"] = {"N_JOBS": 2}
+    assert "2.50 h (2 attempts, resumed) with N_JOBS=2" in generate_pages.status([], [rec])
+    with pytest.raises(ValueError, match="shorter"):
+        record_full_run.gather(build, "p/nb", "abc", [9000.0, 60.0])
+    with pytest.raises(ValueError, match=">= 0"):
+        record_full_run.gather(build, "p/nb", "abc", [-1.0, 5400.0])
+
+
 @pytest.mark.parametrize("mode, written", [("quick", True), ("full", False)])
 def test_recording_refuses_a_quick_or_failed_run(tmp_path, mode, written):
     with pytest.raises(ValueError, match="not 'full'|did not save"):
