@@ -492,7 +492,9 @@ class _SVMGAGA:
             # the consistent choice: proper subsets are tried next, largest first
             samples = [k for k in fired if k < n]
             options = [] if again else [samples]
-            if again or 2 <= len(samples) <= 6:
+            # (at most 6 violators: 62 subsets; more would be exponential, so a larger
+            # simultaneous set that is inconsistent as a whole is a jump point)
+            if (again or len(samples) >= 2) and len(samples) <= 6:
                 options += [list(c) for r in range(len(samples) - 1, 0, -1)
                             for c in itertools.combinations(samples, r)]
             for move in options:
