@@ -387,3 +387,18 @@ def test_noisy_labels_ill_conditioned_turning_point():
         sol = path.at(a)
         assert svm_partial_optimum_residual(X, y, sol.alpha, sol.intercept, a,
                                             regularizer="linear", C=1.0) <= 1e-9
+
+
+@pytest.mark.slow
+def test_many_simultaneous_violators_fail_cleanly_not_exponentially():
+    """Known limitation, found preparing GAGA chapter 3: on 100 binarized digits (RBF kernel,
+    30% flipped labels) 51 samples fire at age 1.6557 at once and no reassignment continues.
+    The subset search used to enumerate all 2^51 subsets (memory grew past 5 GB); it is now
+    capped at 6 violators, so the run ends with the engine's clear RuntimeError instead."""
+    X, y = datasets.load("digits", standardize=True)
+    idx = np.random.default_rng(0).permutation(len(y))[:100]
+    yb = datasets.flip_labels(np.where(y[idx] % 2 == 0, 1.0, -1.0), rate=0.3, seed=0)[0]
+    with pytest.raises(RuntimeError, match="consecutive updates"):
+        spl.age_path(X[idx], yb, model="svm", regularizer="linear", C=1.0,
+                     kernel=kernel_from_name("rbf", gamma=0.5 / 64), age_min=1.0,
+                     age_max=20.0)
