@@ -266,6 +266,36 @@ def test_jump_whose_newton_return_lands_on_the_current_point():
                                             regularizer="linear", alpha=0.01) <= 1e-9
 
 
+def test_jump_whose_new_branch_needs_a_long_acs_run():
+    """GAGA chapter 3, full mode: the mixture Lasso (gamma 0.5) on the run-7 fit split.
+
+    At age ~10.2617 an inactive coefficient (feature 6) reaches its threshold and neither
+    keeping nor activating it continues (J has a small negative eigenvalue). Warm ACS at
+    t (1 + delta) needs 1157 iterations to reach the new branch; with the 300-iteration cap
+    alone every delta fell back to the current point and the path stopped with "no
+    continuation found". The jump search now retries with a larger cap.
+    """
+    X, y = datasets.load("diabetes", standardize=True)
+    y = y - y.mean()
+    idx = np.random.default_rng(7).permutation(len(y))
+    X, y = X[idx], y[idx]
+    perm = np.random.default_rng(10_007).permutation(len(y))
+    rest = perm[len(y) // 4:]
+    fit = rest[len(rest) // 4:]
+    y_fit, _ = datasets.add_response_noise(y[fit], rate=0.3, seed=7, scale=2.0)
+    path = spl.age_path(X[fit], y_fit, model="lasso", regularizer="mixture", gamma=0.5,
+                        alpha=0.01, age_min=0.1, age_max=20.0)
+    assert path.breakpoints[-1] == 20.0
+    assert np.nanmax(path.kkt_residuals()) <= 1e-9
+    jumps = [e for e in path.events if e.kind == "jump" and abs(e.param - 10.26168741) < 1e-6]
+    assert jumps and jumps[0].info["jump_size"] > 1.0
+    for age in (10.26168741 * (1 + 1e-9), 10.5, 12.0):
+        sol = path.at(age)
+        assert spl.partial_optimum_residual(X[fit], y_fit, sol.coef, 0.0, age, model="lasso",
+                                            regularizer="mixture", gamma=0.5,
+                                            alpha=0.01) <= 1e-9
+
+
 def _refire_data():
     """Seed 922 of the duplicates test (mixture, gamma 0.5): feature 2 leaves the active set
     at age ~0.1836 and its just-reassigned condition fires again at ~0.2013 in the same
