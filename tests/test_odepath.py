@@ -285,6 +285,26 @@ def test_two_events_at_the_same_parameter_are_handled_in_one_update():
     assert path.info["n_zero_length"] == 0
 
 
+def test_a_dip_below_zero_inside_one_step_is_found():
+    """g_0 = (t - 0.5)^2 - 0.12^2 is negative on (0.38, 0.62) and positive at both ends of
+    the integrator's steps (z' = 1 is integrated exactly in very long steps), so solve_ivp's
+    end-point sign test misses both crossings; the dense-output samples find the first."""
+    calls = []
+
+    def events(t, z, s):
+        return np.array([(z[0] - 0.5) ** 2 - 0.0144 if s else 1.0])
+
+    def update(t, z, s, fired):
+        calls.append((t, fired.tolist()))
+        return False, None, "turning"
+
+    path = follow_path([0.0], (0.0, 1.0), rhs=lambda t, z, s: np.ones(1), events=events,
+                       update=update, residual=_no_residual, state=True)
+    assert len(calls) == 1 and calls[0][1] == [0]
+    assert abs(calls[0][0] - 0.38) < 1e-9
+    assert path.info["n_missed_crossings"] == 1
+
+
 def test_a_just_flipped_component_starting_at_zero_does_not_refire():
     """After the update the fired component is exactly 0 and increasing: no loop."""
     def events(t, z, s):

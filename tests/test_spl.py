@@ -266,6 +266,19 @@ def test_jump_whose_newton_return_lands_on_the_current_point():
                                             regularizer="linear", alpha=0.01) <= 1e-9
 
 
+def _chapter3_split(run):
+    """The fit split of GAGA chapter 3's full-mode Lasso runs (whole diabetes set, 30%
+    response noise): ``(X_fit, y_fit)``."""
+    X, y = datasets.load("diabetes", standardize=True)
+    y = y - y.mean()
+    idx = np.random.default_rng(run).permutation(len(y))
+    X, y = X[idx], y[idx]
+    perm = np.random.default_rng(10_000 + run).permutation(len(y))
+    rest = perm[len(y) // 4:]
+    fit = rest[len(rest) // 4:]
+    return X[fit], datasets.add_response_noise(y[fit], rate=0.3, seed=run, scale=2.0)[0]
+
+
 def test_jump_whose_new_branch_needs_a_long_acs_run():
     """GAGA chapter 3, full mode: the mixture Lasso (gamma 0.5) on the run-7 fit split.
 
@@ -275,25 +288,33 @@ def test_jump_whose_new_branch_needs_a_long_acs_run():
     alone every delta fell back to the current point and the path stopped with "no
     continuation found". The jump search now retries with a larger cap.
     """
-    X, y = datasets.load("diabetes", standardize=True)
-    y = y - y.mean()
-    idx = np.random.default_rng(7).permutation(len(y))
-    X, y = X[idx], y[idx]
-    perm = np.random.default_rng(10_007).permutation(len(y))
-    rest = perm[len(y) // 4:]
-    fit = rest[len(rest) // 4:]
-    y_fit, _ = datasets.add_response_noise(y[fit], rate=0.3, seed=7, scale=2.0)
-    path = spl.age_path(X[fit], y_fit, model="lasso", regularizer="mixture", gamma=0.5,
-                        alpha=0.01, age_min=0.1, age_max=20.0)
+    X, y = _chapter3_split(7)
+    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.01,
+                        age_min=0.1, age_max=20.0)
     assert path.breakpoints[-1] == 20.0
     assert np.nanmax(path.kkt_residuals()) <= 1e-9
     jumps = [e for e in path.events if e.kind == "jump" and abs(e.param - 10.26168741) < 1e-6]
     assert jumps and jumps[0].info["jump_size"] > 1.0
     for age in (10.26168741 * (1 + 1e-9), 10.5, 12.0):
         sol = path.at(age)
-        assert spl.partial_optimum_residual(X[fit], y_fit, sol.coef, 0.0, age, model="lasso",
+        assert spl.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
                                             regularizer="mixture", gamma=0.5,
                                             alpha=0.01) <= 1e-9
+
+
+def test_a_threshold_crossed_twice_within_one_step_is_an_event():
+    """GAGA chapter 3, full mode: the mixture Lasso on the run-3 fit split. Sample 4 (in the
+    mixture zone since age 1.7982) reaches the upper threshold near 1.812 and would turn back
+    within the same integrator step; solve_ivp's end-point sign test missed it, its weight
+    went negative, and the left limit of the next event (a jump at 1.8197) had a
+    partial-optimum residual of 4.8e-7. The dense-output samples of follow_path find it."""
+    X, y = _chapter3_split(3)
+    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.01,
+                        age_min=0.1, age_max=20.0)
+    assert np.nanmax(path.kkt_residuals()) <= 1e-9
+    assert any(4 in e.indices and 1.81 < e.param < 1.8125 for e in path.events)
+    assert np.all(np.concatenate([path.at(a).weights for a in np.linspace(1.80, 1.83, 31)])
+                  >= 0.0)
 
 
 def _refire_data():
