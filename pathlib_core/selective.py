@@ -37,10 +37,12 @@ and each inner problem is the paper's inner problem (34) / (37) plus at most ``N
 rows :math:`x^{i\top}\lambda = \pm\mu`. All linear algebra is ``N x N`` (objects); the only
 work in ``n`` is ``X_P X_P^T`` and ``X^T lambda``, both linear in ``n``.
 
-When the set iteration does not settle (squared loss), an exact homotopy in ``mu`` takes over:
-for fixed sets the solution of the inner system is affine in ``mu``, so it is followed from
-sets known to be optimal at a larger ``mu`` (a warm start, or the empty model at ``mu_0``) down
-to the target, one set change per breakpoint (``_mu_homotopy``).
+When the set iteration does not settle (squared loss), an augmented Lagrangian search in the
+``N`` multipliers (:mod:`pathlib_core.selective_alm`, after {cite}`li2018ssnal`) proposes the
+feature sets and the set iteration re-solves exactly on them. If that fails, an exact homotopy
+in ``mu`` takes over: for fixed sets the solution of the inner system is affine in ``mu``, so
+it is followed from sets known to be optimal at a larger ``mu`` (a warm start, or the empty
+model at ``mu_0``) down to the target, one set change per breakpoint (``_mu_homotopy``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from ._validation import (
 )
 from .path import Event, FunctionSegment, Path
 from .qp import solve_lp, solve_qp
+from .selective_alm import alm_sets
 
 __all__ = [
     "SelectiveResult",
@@ -82,7 +85,10 @@ __all__ = [
 ]
 
 LOSSES = ("squared", "hinge")
-STALL_ITER = 40  # squared loss: set iterations before the homotopy in mu takes over
+STALL_ITER = 8  # squared loss, warm start: set iterations before the ALM search takes over
+SET_ITER = 20  # squared loss, cold start: set iterations before the ALM search takes over
+POLISH_ITER = 10  # set iterations from the sets the ALM search proposes
+USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
 
 
@@ -245,8 +251,9 @@ class SelectiveResult:
         ``"strong"`` (mask of features with ``|s_i| > mu``), ``"kink"`` (mask with
         ``|s_i| = mu``), ``"time"`` (seconds), ``"mu"`` (the selectivity solved for; a warm
         start at a larger ``mu`` lets the homotopy start from its sets), ``"homotopy_steps"``
-        (breakpoints of the homotopy in ``mu``, 0 if the set iteration converged alone),
-        ``"rescued"`` (the cvxpy restart was used), solver details.
+        (breakpoints of the homotopy in ``mu``, 0 if it was not needed), ``"alm_newton"``
+        (Newton systems of the augmented Lagrangian search for the sets, 0 if it was not
+        needed), ``"rescued"`` (the cvxpy restart was used), solver details.
     """
 
     coef: np.ndarray
@@ -638,24 +645,30 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0):
     return res.x, float(res.nu[0]), res.nu[1:].copy(), True
 
 
-def _violations(s, mu, P, K, sig, aK, ftol, n):
-    """Feature-set conditions violated at ``s = X' lam``: ``(size, index, new set, sign)``."""
+def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None):
+    """Feature-set conditions violated at ``s = X' lam``: ``(size, index, new set, sign)``.
+
+    With ``max_enter`` only the ``max_enter`` largest violations of zero features (which
+    enter the kink set) are listed, largest first; the others are all listed."""
     inZ = np.ones(n, bool)
     inZ[P] = False
     inZ[K] = False
-    moves = []
-    zv = np.abs(s) - mu
-    for i in np.flatnonzero(inZ & (zv > ftol)):
-        moves.append((zv[i], i, "K", np.sign(s[i])))
-    for i in P:
-        v = mu - abs(s[i])
-        if v > ftol:
-            moves.append((v, i, "K" if abs(s[i]) > ftol else "Z", np.sign(s[i])))
-    for i, sg, a in zip(K, sig, aK, strict=True):
-        if sg * a < -ftol:
-            moves.append((-sg * a, i, "Z", 0.0))
-        elif sg * a > mu + ftol:
-            moves.append((sg * a - mu, i, "P", 0.0))
+    zv = np.where(inZ, np.abs(s) - mu, -np.inf)
+    enter = np.flatnonzero(zv > ftol)
+    if max_enter is not None and len(enter) > max_enter:
+        enter = enter[np.argpartition(-zv[enter], max_enter - 1)[:max_enter]]
+    enter = enter[np.argsort(-zv[enter], kind="stable")]
+    moves = [(float(zv[i]), int(i), "K", float(np.sign(s[i]))) for i in enter]
+    sP = np.abs(s[P])
+    vP = mu - sP
+    for j in np.flatnonzero(vP > ftol):
+        i = int(P[j])
+        moves.append((float(vP[j]), i, "K" if sP[j] > ftol else "Z", float(np.sign(s[i]))))
+    sa = sig * aK
+    for j in np.flatnonzero(sa < -ftol):
+        moves.append((float(-sa[j]), int(K[j]), "Z", 0.0))
+    for j in np.flatnonzero(sa > mu + ftol):
+        moves.append((float(sa[j] - mu), int(K[j]), "P", 0.0))
     return moves
 
 
@@ -714,7 +727,9 @@ def _dual_cvxpy(X, y, gamma, mu, loss):
     return np.asarray(lam.value, float)
 
 
-def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
+def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None):
+    """The set iteration; ``max_active``: give up (not converged) once the strong and kink
+    sets together hold more features than that."""
     N, n = X.shape
     scale = 1.0 + np.abs(X).max() * (1.0 + np.abs(y).max())
     ftol = tol * scale
@@ -748,6 +763,8 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
     tried_first = False  # the last update was a single change after a failed inner problem
     good = (P, K, sig, aK)  # the sets of the last solved inner problem
     while n_iter < max_iter:
+        if max_active is not None and len(P) + len(K) > max_active:
+            break
         n_iter += 1
         lam_new, b_new, aK_new, ok = _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam)
         if not ok:
@@ -769,7 +786,11 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
         lam, b, aK = lam_new, b_new, aK_new
         good = (P, K, sig, aK)
         s = X.T @ lam
-        moves = _violations(s, mu, P, K, sig, aK, ftol, n) if mu > 0 else []
+        # at most N - 1 kink rows can be independent of 1'lam = 0, and entering in small
+        # blocks (at most doubling the active set) avoids the wild overshoots of adding
+        # every violator at once
+        room = max(1, min(N - 1 - len(K), max(4, len(P) + len(K))))
+        moves = _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=room) if mu > 0 else []
         if not moves:
             converged = True
             break
@@ -790,10 +811,6 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol):
             single = n_single_left > 0
             n_single_left = max(0, n_single_left - 1)
         else:
-            # at most N - 1 kink rows can be independent of 1'lam = 0
-            # and entering in small blocks (at most doubling the active set) avoids the wild
-            # overshoots of adding every violator at once
-            room = max(1, min(N - 1 - len(K), max(4, len(P) + len(K))))
             enter = sorted((m for m in moves if m[2] == "K"), key=lambda m: -m[0])[:room]
             moves = [m for m in moves if m[2] != "K"] + enter
         P, K, sig = _apply_moves(P, K, sig, moves)
@@ -1103,11 +1120,15 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         kink rows, see the module notes) or a size-``N`` QP solved by
         :func:`pathlib_core.qp.solve_qp` (hinge, (37)). ``"primal"``: (11) with cvxpy
         (Clarabel), the reference.
-        If the set iteration stalls (squared loss), the exact homotopy in ``mu`` takes
-        over (for fixed sets the solution is affine in ``mu``; it is followed from the warm
-        start's sets, or from the empty model at ``mu_0``, to ``mu``, one set change per
-        breakpoint); only if that fails too, the iteration restarts from the sets of a cvxpy
-        solve of the dual. Every returned result meets the same set conditions (20).
+        If the set iteration stalls (squared loss: ``SET_ITER`` = 20 iterations from a cold
+        start, ``STALL_ITER`` = 8 from a warm start), an augmented Lagrangian search in the
+        ``N`` multipliers proposes the feature sets (:mod:`pathlib_core.selective_alm`) and
+        the set iteration re-solves exactly on them (``info["alm_newton"]`` counts its
+        Newton systems). If that fails, the exact homotopy in ``mu`` takes over (for fixed
+        sets the solution is affine in ``mu``; it is followed from the warm start's sets, or
+        from the empty model at ``mu_0``, to ``mu``, one set change per breakpoint); only if
+        that fails too, the iteration restarts from the sets of a cvxpy solve of the dual.
+        Every returned result meets the same set conditions (20).
     warm_start : SelectiveResult, optional
         A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
         start the iteration.
@@ -1151,11 +1172,33 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                                info={"time": time.perf_counter() - t0, "status": status})
     # squared loss: a set iteration that has not settled after STALL_ITER iterations hands
     # over to the exact homotopy below (cheaper than letting it cycle up to max_iter)
-    budget = min(max_iter, STALL_ITER) if loss == "squared" and mu > 0 else max_iter
+    squared = loss == "squared" and mu > 0
+    budget = min(max_iter, SET_ITER if warm_start is None else STALL_ITER) if squared \
+        else max_iter
+    # a cold set iteration whose sets outgrow N objects is in the regime where it stalls:
+    # the search below is cheaper than letting it run its budget
     lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
-        X, y, gamma, mu, loss, warm_start, budget, tol)
+        X, y, gamma, mu, loss, warm_start, budget, tol,
+        max_active=X.shape[0] if squared and USE_ALM else None)
     rescued = False
     homotopy_steps = 0
+    alm_newton = 0
+    if not converged and squared and USE_ALM:
+        # the set iteration has not found the sets: search them with the augmented Lagrangian
+        # method (N x N Newton systems), re-solve exactly on them and check (20)
+        def certify(strong_a, kink_a, lam_a):
+            start = SelectiveResult(coef=np.zeros(X.shape[1]), intercept=0.0, dual=lam_a,
+                                    active=strong_a | kink_a, n_iter=0, objective=math.nan,
+                                    gap=math.nan, method="dual",
+                                    info={"strong": strong_a, "kink": kink_a})
+            out = _dual_fit(X, y, gamma, mu, loss, start, min(max_iter, POLISH_ITER), tol)
+            return out if out[4] else None
+
+        coef0 = warm_start.coef if warm_start is not None else None
+        out, alm_newton = alm_sets(X, y, gamma, mu, certify, coef0=coef0)
+        if out is not None:
+            lam, coef, b, it2, converged, strong, kink = out
+            n_iter += it2
     if not converged and loss == "squared" and mu > 0:
         # the set iteration stalled: follow the exact homotopy in mu (affine pieces, one set
         # change per breakpoint) from the warm start's sets, or from the empty model at mu_0
@@ -1190,7 +1233,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
             n_iter += it2
             rescued = True
     return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
-                             kink, t0, rescued=rescued, homotopy_steps=homotopy_steps)
+                             kink, t0, rescued=rescued, homotopy_steps=homotopy_steps,
+                             alm_newton=alm_newton)
 
 
 def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, tol=1e-10):
@@ -1244,7 +1288,7 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
                            objective=J, gap=gap, method="dual",
                            info={"time": time.perf_counter() - t0, "strong": strong,
                                  "kink": kink, "mu": mu, "rescued": False,
-                                 "homotopy_steps": 0, **info})
+                                 "homotopy_steps": 0, "alm_newton": 0, **info})
 
 
 # ----------------------------------------------------------------------------------------
@@ -1258,10 +1302,11 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     (log-spaced from ``ratio * mu_0`` to ``mu_0``, eq. (42) with ``ratio = 10^{-6}``). The fit
     at ``mu_0`` is the empty model (41); each next, smaller ``mu`` starts the dual iteration
     from the previous solution (warm start), as in section V.B of the paper. For the squared
-    loss, once the set iteration stalls at a grid point (the homotopy in ``mu`` finishes that
-    fit, see :func:`selective_fit`), the remaining grid points come from one homotopy pass
-    that continues from it (the iteration would stall again further down); each is
-    certified by the same set conditions and duality gap as a single fit.
+    loss, a grid point whose set iteration stalls is finished as a single fit would be (the
+    augmented Lagrangian search for the sets, started from the previous coefficients, see
+    :func:`selective_fit`); if the homotopy in ``mu`` had to finish it, the remaining grid
+    points come from one homotopy pass that continues from it. Each point is certified by
+    the same set conditions and duality gap as a single fit.
 
     Parameters
     ----------

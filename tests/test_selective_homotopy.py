@@ -1,32 +1,24 @@
 """The exact homotopy in mu that takes over when the dual set iteration of
 :func:`pathlib_core.selective.selective_fit` stalls (squared loss): every result it returns is
-certified (duality gap, KKT) and equals the cvxpy primal of (11)."""
+certified (duality gap, KKT) and equals the cvxpy primal of (11).
+
+The augmented Lagrangian search (tested in ``test_selective_alm.py``) normally comes first;
+it is switched off here so that these results come from the homotopy alone."""
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from selective_cases import assert_certified_and_primal as _assert_certified_and_primal
+from selective_cases import degenerate_squared
+from selective_cases import linear_data as _data
 
-from pathlib_core.selective import eeg_like, kkt_residuals, mu_0, selective_fit
-
-
-def _data(N, n, seed):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((N, n))
-    y = X[:, :4] @ np.array([1.5, -1.0, 0.8, 0.5]) + 0.3 * rng.standard_normal(N)
-    return X, y
+import pathlib_core.selective as selective_module
+from pathlib_core.selective import eeg_like, mu_0, selective_fit
 
 
-def _assert_certified_and_primal(X, y, gamma, mu, r):
-    assert abs(r.gap) <= 1e-9
-    assert kkt_residuals(X, y, r.coef, r.intercept, r.dual, gamma=gamma, mu=mu,
-                         loss="squared")["max"] <= 1e-7
-    p = selective_fit(X, y, gamma=gamma, mu=mu, method="primal")
-    scale = max(1.0, abs(p.objective))
-    assert r.objective <= p.objective + 1e-7 * scale
-    assert abs(r.objective - p.objective) <= 1e-6 * scale
-    np.testing.assert_allclose(X @ r.coef + r.intercept, X @ p.coef + p.intercept,
-                               atol=1e-5 * (1 + np.abs(y).max()))
+@pytest.fixture(autouse=True)
+def _homotopy_only(monkeypatch):
+    monkeypatch.setattr(selective_module, "USE_ALM", False)
 
 
 @pytest.mark.parametrize("frac", [0.3, 0.05, 1e-3])
@@ -59,30 +51,6 @@ def test_homotopy_from_a_warm_start_needs_fewer_steps_and_agrees():
     assert 0 < hot.info["homotopy_steps"] < cold.info["homotopy_steps"]
     np.testing.assert_allclose(hot.dual, cold.dual, atol=1e-8)
     _assert_certified_and_primal(X, y, gamma, mu, hot)
-
-
-@st.composite
-def degenerate_squared(draw):
-    seed = draw(st.integers(0, 2**16))
-    N = draw(st.integers(4, 12))
-    n = draw(st.integers(2, 25))
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.standard_normal((N, n)), draw(st.sampled_from([0, 1, 3])))
-    kind = draw(st.sampled_from(["dup_objects", "dup_features", "collinear", "constant",
-                                 "ties"]))
-    if kind == "dup_objects":
-        X[N // 2:] = X[: N - N // 2]
-    elif kind == "dup_features":
-        X[:, n // 2:] = X[:, : n - n // 2]
-    elif kind == "collinear" and n > 2:
-        X[:, 2] = 2 * X[:, 0] - X[:, 1]
-        X[:, -1] = -3 * X[:, 0]
-    elif kind == "constant":
-        X[:, 0] = 1.0
-    y = np.round(X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(N), 1)
-    gamma = draw(st.sampled_from([0.1, 1.0, 10.0]))
-    frac = draw(st.sampled_from([0.01, 0.1, 0.5, 0.9]))
-    return X, y, gamma, frac
 
 
 @settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
