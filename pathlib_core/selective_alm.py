@@ -111,11 +111,16 @@ class _ZoneGram:
         Xs = self.Xc[:, mask]
         return Xs @ Xs.T
 
+    def _rebuild_cost(self, zone):
+        N = self.Xc.shape[0]
+        n_lasso = int((zone == 1).sum())
+        return min(n_lasso, len(zone) - n_lasso + N) + int((zone == 2).sum())
+
     def _rebuild(self, zone):
         N = self.Xc.shape[0]
         lasso = zone == 1
-        n_lasso, n_other = int(lasso.sum()), int((zone != 1).sum())
-        if n_other + N < n_lasso:  # mostly lasso zone: X_c X_c' minus the rest
+        n_lasso = int(lasso.sum())
+        if len(zone) - n_lasso + N < n_lasso:  # mostly lasso zone: X_c X_c' minus the rest
             if self.G is None:
                 self.G = self.Xc @ self.Xc.T
             self.L = self.G - self._gram(~lasso)
@@ -128,19 +133,23 @@ class _ZoneGram:
         zone = np.where(d == 0.0, 0, np.where(d == 1.0, 1, 2)).astype(np.int8)
         if self.zone is None or self.n_updates >= REBUILD_EVERY:
             self._rebuild(zone)
-        else:
-            changed = zone != self.zone
-            n_changed = int(changed.sum())
-            if 2 * n_changed > int((zone != 0).sum()):
-                self._rebuild(zone)
-            elif n_changed:
-                old, new = self.zone[changed], zone[changed]
-                Xch = self.Xc[:, changed]
-                for acc, k in ((self.L, 1), (self.R, 2)):
-                    w = (new == k).astype(float) - (old == k).astype(float)
-                    if w.any():
-                        acc += (Xch * w) @ Xch.T
-                self.n_updates += 1
+            self.zone = zone
+            return self.L, self.R
+        ch = np.flatnonzero(zone != self.zone)
+        old, new = self.zone[ch], zone[ch]
+        moves = []
+        for acc, k in ((self.L, 1), (self.R, 2)):
+            w = (new == k).astype(float) - (old == k).astype(float)
+            nz = np.flatnonzero(w)
+            if len(nz):
+                moves.append((acc, ch[nz], w[nz]))
+        if sum(len(m[1]) for m in moves) > self._rebuild_cost(zone):
+            self._rebuild(zone)
+        elif moves:
+            for acc, idx, w in moves:
+                Xs = self.Xc[:, idx]
+                acc += (Xs * w) @ Xs.T
+            self.n_updates += 1
         self.zone = zone
         return self.L, self.R
 
@@ -173,7 +182,6 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
     N, n = X.shape
     xm = X.mean(axis=0)
     Xc = X - xm
-    XcT = np.ascontiguousarray(Xc.T)
     c = y - y.mean()
     scale = float(np.einsum("ij,ij->", Xc, Xc))  # ||X_c||_F^2 >= ||X_c||_2^2
     if scale == 0.0:
@@ -200,7 +208,7 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
         return val, z, d
 
     for _ in range(MAX_OUTER):
-        w = XcT @ u
+        w = Xc.T @ u
         val, z, d = psi(u, w)
         grad = c + 0.5 * u - Xc @ z
         for _ in range(MAX_NEWTON):
@@ -214,7 +222,7 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
             except (np.linalg.LinAlgError, ValueError):
                 return None, n_newton
             n_newton += 1
-            dw = XcT @ du
+            dw = Xc.T @ du
             slope = float(grad @ du)
             t = 1.0
             while True:
@@ -228,7 +236,7 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
             grad = c + 0.5 * u - Xc @ z
         a = z
         r = c - Xc @ a
-        s = XcT @ r / gamma
+        s = Xc.T @ r / gamma
         viol = _set_violation(a, s, mu)
         strong = np.abs(a) > mu
         kink = (a != 0) & ~strong
