@@ -66,7 +66,15 @@ __all__ = [
     "REGULARIZERS", "MODELS", "sp_weights", "sp_regularizer", "sp_weights_derivatives",
     "SPLSolution", "ACSResult", "acs", "acs_path", "age_path", "partial_optimum_residual",
     "weighted_fit", "losses", "SelfPacedLasso", "SelfPacedLogisticRegression",
+    "DegenerateStartError",
 ]
+
+class DegenerateStartError(ValueError):
+    """The path cannot start at ``age_min``: no partial optimum exists there, or the one found
+    is degenerate (the kernel SVM: samples of one class only keep a positive weight, or
+    ``w = 0``). A larger ``age_min`` (more samples admitted) may work; callers that scan for a
+    usable start catch this type instead of matching the message."""
+
 
 #: Self-paced regularizers with a closed-form minimizer (:func:`sp_weights`).
 REGULARIZERS = ("hard", "linear", "mixture", "log")
@@ -1188,6 +1196,14 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
         features ``n..n+d-1``, then the fold index). ``path.info`` adds ``n_restarts``
         (jump points), ``n_turning``, ``acs_iterations`` and ``jumps``.
 
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument.
+    DegenerateStartError
+        (a ``ValueError``) No usable partial optimum at ``age_min`` (none exists, or for the
+        SVM it keeps one class only or has ``w = 0``); a larger ``age_min`` may work.
+
     Notes
     -----
     Cost. Each piece is one ``solve_ivp`` call, so the cost grows with the number of
@@ -1223,8 +1239,8 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
         theta0, _, k0, ok = _acs_core(m, age_min, regularizer, gamma, theta0, max_iter=1000,
                                       tol=1e-11)
     except RuntimeError as exc:
-        raise ValueError(f"age_min={age_min} is too small: no partial optimum exists ({exc})"
-                         ) from exc
+        raise DegenerateStartError(f"age_min={age_min} is too small: no partial optimum "
+                                   f"exists ({exc}); start at a larger age") from exc
     g.n_acs_iter += k0
     # polish the ACS iterate by Newton steps on (5) in its sets (ACS converges linearly)
     theta0 = g.correct(age_min, theta0, g.state_from(theta0, age_min))

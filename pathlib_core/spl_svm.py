@@ -69,7 +69,13 @@ from ._validation import as_binary_labels, as_matrix, as_vector, finite_scalar, 
 from .kernels import Kernel, linear_kernel
 from .odepath import Update, follow_path
 from .qp import solve_qp
-from .spl import PATH_REGULARIZERS, _check_acs_controls, _check_reg, sp_weights
+from .spl import (
+    PATH_REGULARIZERS,
+    DegenerateStartError,
+    _check_acs_controls,
+    _check_reg,
+    sp_weights,
+)
 
 __all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_acs_path", "svm_weighted_fit",
            "svm_partial_optimum_residual", "SelfPacedSVC"]
@@ -865,6 +871,16 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
         ``path.at(age)`` is an :class:`SVMSolution`; events ``"turning"`` / ``"jump"`` carry
         the fired indices (samples ``0..n-1``, then ``n`` = fold, ``n+1`` = KKT monitor).
         ``path.info`` adds ``n_turning``, ``acs_iterations``, ``n_fallbacks``, ``jumps``.
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument.
+    pathlib_core.spl.DegenerateStartError
+        (a ``ValueError``) The partial optimum at ``age_min`` keeps samples of one class only,
+        or has ``w = 0`` (its dual is degenerate); a larger ``age_min`` (or ``C``) may work.
+    RuntimeError
+        No partial optimum could be certified at ``age_min``, or the path engine failed.
     """
     X, y, C, gamma, K, is_linear = _validate(X, y, regularizer, C, gamma, kernel)
     age_min = positive_scalar(age_min, "age_min")
@@ -885,14 +901,14 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
     g.n_acs_iter += k0
     z0 = g.correct_quiet(age_min, z0, g.state_from(z0, age_min))
     if np.unique(svm.y[svm.v(z0, age_min) > 0]).size < 2:
-        raise ValueError(f"age_min={age_min} is too small: the partial optimum found there "
-                         "keeps samples of one class only (w = 0 and the intercept is not "
-                         "unique); start at a larger age")
+        raise DegenerateStartError(
+            f"age_min={age_min} is too small: the partial optimum found there keeps samples "
+            "of one class only (w = 0 and the intercept is not unique); start at a larger age")
     if np.max(np.abs(svm.Q @ z0[:-1])) <= 1e-9 * max(1.0, float(np.max(np.abs(svm.Q)))):
-        raise ValueError(f"age_min={age_min}: the partial optimum found there has w = 0 (every "
-                         "decision value equals the intercept, e.g. the unweighted SVM already "
-                         "predicts one class); its dual is degenerate and has no unique path: "
-                         "use a larger C or a larger age_min")
+        raise DegenerateStartError(
+            f"age_min={age_min}: the partial optimum found there has w = 0 (every decision "
+            "value equals the intercept, e.g. the unweighted SVM already predicts one class); "
+            "its dual is degenerate and has no unique path: use a larger C or a larger age_min")
     r0 = svm.certificate(z0, age_min)
     if r0 > 1e-10:
         raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from pathlib_core import datasets, spl
 from pathlib_core.kernels import kernel_from_name, linear_kernel
 from pathlib_core.qp import solve_qp_cvxpy
+from pathlib_core.spl import DegenerateStartError
 from pathlib_core.spl_svm import (
     SelfPacedSVC,
     svm_acs,
@@ -325,8 +326,10 @@ def test_start_at_w_zero_is_reported():
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, 1.0, -1.0)
     y = np.where(rng.random(40) < 0.3, -y, y)
     y[:2] = [1, -1]
-    with pytest.raises(ValueError, match="w = 0"):
+    with pytest.raises(DegenerateStartError, match="w = 0"):
         svm_age_path(X, y, regularizer="linear", age_min=2.5, age_max=20.0)
+    # the typed error is a ValueError (callers that catch ValueError keep working)
+    assert issubclass(DegenerateStartError, ValueError)
 
 
 def test_bad_input_helpers_and_estimator():
