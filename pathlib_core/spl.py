@@ -66,7 +66,7 @@ __all__ = [
     "REGULARIZERS", "MODELS", "sp_weights", "sp_regularizer", "sp_weights_derivatives",
     "SPLSolution", "ACSResult", "acs", "acs_path", "age_path", "partial_optimum_residual",
     "weighted_fit", "losses", "SelfPacedLasso", "SelfPacedLogisticRegression",
-    "DegenerateStartError",
+    "DegenerateStartError", "candidate_ages",
 ]
 
 class DegenerateStartError(ValueError):
@@ -1265,6 +1265,32 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
 
 # -- estimators --------------------------------------------------------------------------------
 
+def candidate_ages(path, n_interior: int = 8) -> np.ndarray:
+    """Ages at which to score a model along an exact age-path: every breakpoint of ``path``
+    and ``n_interior`` evenly spaced interior points of every piece of positive length
+    (sorted, without repeats).
+
+    The estimators select their age on validation data over these candidates; a chapter that
+    compares the path with ACS on a grid scores the path at the same ages.
+
+    Parameters
+    ----------
+    path : Path
+        An age-path (:func:`age_path`, :func:`pathlib_core.spl_svm.svm_age_path`).
+    n_interior : int >= 0, default 8
+        Interior points per piece (0: the breakpoints only).
+
+    Returns
+    -------
+    ndarray of float
+    """
+    k = positive_int(n_interior, "n_interior", minimum=0)
+    bp = np.asarray(path.breakpoints, dtype=float)
+    inner = [lo + (hi - lo) * (np.arange(1, k + 1) / (k + 1))
+             for lo, hi in zip(bp[:-1], bp[1:], strict=True) if hi > lo]
+    return np.unique(np.concatenate([bp] + inner))
+
+
 class _SelfPacedBase:
     _model = ""
 
@@ -1286,15 +1312,9 @@ class _SelfPacedBase:
         raise NotImplementedError
 
     def _candidates(self, path) -> np.ndarray:
-        """Ages at which the validation error is evaluated: every breakpoint and
-        ``n_eval_per_piece`` interior points of every piece of the exact path."""
-        bp = path.breakpoints
-        k = int(self.n_eval_per_piece)
-        if k < 0:
-            raise ValueError(f"n_eval_per_piece must be >= 0; got {k}")
-        inner = [lo + (hi - lo) * (np.arange(1, k + 1) / (k + 1))
-                 for lo, hi in zip(bp[:-1], bp[1:], strict=True) if hi > lo]
-        return np.unique(np.concatenate([bp] + inner))
+        """Ages at which the validation error is evaluated (:func:`candidate_ages`)."""
+        return candidate_ages(path, positive_int(self.n_eval_per_piece, "n_eval_per_piece",
+                                                 minimum=0))
 
     def fit(self, X, y, X_val=None, y_val=None):
         """Trace the age-path on ``(X, y)`` and select the age with the smallest error on

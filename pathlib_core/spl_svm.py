@@ -74,6 +74,7 @@ from .spl import (
     DegenerateStartError,
     _check_acs_controls,
     _check_reg,
+    candidate_ages,
     sp_weights,
 )
 
@@ -1009,10 +1010,7 @@ class SelfPacedSVC:
                                   kernel=self.kernel)
         self.X_fit_ = X
         Kval = self._kfun()(X_val, X)
-        bp = self.path_.breakpoints
-        inner = [lo + (hi - lo) * (np.arange(1, k + 1) / (k + 1))
-                 for lo, hi in zip(bp[:-1], bp[1:], strict=True) if hi > lo]
-        ages = np.unique(np.concatenate([bp] + inner))
+        ages = candidate_ages(self.path_, k)
         errs = np.empty(ages.size)
         for j, a in enumerate(ages):
             sol = self.path_.at(a)

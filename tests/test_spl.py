@@ -511,3 +511,22 @@ def test_helpers_check_their_arguments():
         spl.sp_weights_derivatives(np.ones(3), 1.0, np.array([0, 1, 7]), regularizer="linear")
     with pytest.raises(ValueError, match="regularizer"):
         spl.sp_weights_derivatives(np.ones(3), 1.0, np.zeros(3, int), regularizer="hard")
+
+
+def test_candidate_ages_are_breakpoints_plus_interior_points():
+    class _P:  # only the breakpoints are read
+        breakpoints = np.array([0.5, 1.0, 1.0, 3.0])
+
+    got = spl.candidate_ages(_P(), 3)
+    want = np.unique(np.r_[0.5, 1.0, 3.0, 0.5 + 0.5 * np.arange(1, 4) / 4,
+                           1.0 + 2.0 * np.arange(1, 4) / 4])
+    np.testing.assert_array_equal(got, want)
+    # a zero-length piece (the jump at 1.0) adds no interior points; 0 keeps breakpoints
+    np.testing.assert_array_equal(spl.candidate_ages(_P(), 0), [0.5, 1.0, 3.0])
+    for bad in (-1, 2.5, True, "8"):
+        with pytest.raises(ValueError, match="n_interior"):
+            spl.candidate_ages(_P(), bad)
+    X, y = datasets.load("diabetes", standardize=True)
+    est = spl.SelfPacedLasso(alpha=0.05, age_min=0.5, age_max=2.0, n_eval_per_piece=2.5)
+    with pytest.raises(ValueError, match="n_eval_per_piece"):
+        est.fit(X[:80, :4], y[:80] - y[:80].mean())
