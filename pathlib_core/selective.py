@@ -88,6 +88,7 @@ LOSSES = ("squared", "hinge")
 STALL_ITER = 8  # squared loss, warm start: set iterations before the ALM search takes over
 SET_ITER = 20  # squared loss, cold start: set iterations before the ALM search takes over
 POLISH_ITER = 10  # set iterations from the sets the ALM search proposes
+HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the cvxpy restart
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
 
@@ -727,9 +728,12 @@ def _dual_cvxpy(X, y, gamma, mu, loss):
     return np.asarray(lam.value, float)
 
 
-def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None):
+def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
+              stall_window=None):
     """The set iteration; ``max_active``: give up (not converged) once the strong and kink
-    sets together hold more features than that."""
+    sets together hold more features than that; ``stall_window``: give up when, from the
+    tenth iteration on, the number of violated set conditions has not fallen by 10 % within
+    that many iterations (the iteration wanders between sets without settling)."""
     N, n = X.shape
     scale = 1.0 + np.abs(X).max() * (1.0 + np.abs(y).max())
     ftol = tol * scale
@@ -762,6 +766,7 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None):
     prev = None  # (P, K, sig, moves) before the last set update
     tried_first = False  # the last update was a single change after a failed inner problem
     good = (P, K, sig, aK)  # the sets of the last solved inner problem
+    best_moves, best_iter = math.inf, 0  # stall detection (stall_window)
     while n_iter < max_iter:
         if max_active is not None and len(P) + len(K) > max_active:
             break
@@ -794,6 +799,11 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None):
         if not moves:
             converged = True
             break
+        if stall_window is not None and n_iter >= 10:
+            if len(moves) < 0.9 * best_moves:
+                best_moves, best_iter = len(moves), n_iter
+            elif n_iter - best_iter >= stall_window:
+                break
         key = (tuple(P), tuple(K), tuple(sig))
         if key in seen:
             single = True
@@ -1128,6 +1138,9 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         sets the solution is affine in ``mu``; it is followed from the warm start's sets, or
         from the empty model at ``mu_0``, to ``mu``, one set change per breakpoint); only if
         that fails too, the iteration restarts from the sets of a cvxpy solve of the dual.
+        For the hinge loss that restart comes directly, once the set iteration stops making
+        progress (from its tenth iteration on, the number of violated set conditions has not
+        fallen by 10 % within ``HINGE_STALL_WINDOW`` = 15 iterations).
         Every returned result meets the same set conditions (20).
     warm_start : SelectiveResult, optional
         A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
@@ -1170,8 +1183,9 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                                active=np.abs(coef) > 1e-8 * max(1.0, mu), n_iter=n_iter,
                                objective=J, gap=math.nan, method="primal",
                                info={"time": time.perf_counter() - t0, "status": status})
-    # squared loss: a set iteration that has not settled after STALL_ITER iterations hands
-    # over to the exact homotopy below (cheaper than letting it cycle up to max_iter)
+    # squared loss: a set iteration that has not settled within its budget hands over to the
+    # search for the sets (cheaper than letting it cycle up to max_iter); hinge loss: the
+    # stall rule of _dual_fit hands over to the cvxpy restart
     squared = loss == "squared" and mu > 0
     budget = min(max_iter, SET_ITER if warm_start is None else STALL_ITER) if squared \
         else max_iter
@@ -1179,7 +1193,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     # the search below is cheaper than letting it run its budget
     lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
         X, y, gamma, mu, loss, warm_start, budget, tol,
-        max_active=X.shape[0] if squared and USE_ALM else None)
+        max_active=X.shape[0] if squared and USE_ALM else None,
+        stall_window=HINGE_STALL_WINDOW if loss == "hinge" else None)
     rescued = False
     homotopy_steps = 0
     alm_newton = 0
