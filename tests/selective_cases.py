@@ -27,6 +27,25 @@ def assert_certified_and_primal(X, y, gamma, mu, r):
                                atol=1e-5 * (1 + np.abs(y).max()))
 
 
+DEGENERACIES = ("dup_objects", "dup_features", "collinear", "constant", "ties")
+
+
+def make_degenerate(X, kind):
+    """Make ``X`` (in place) degenerate: duplicate objects or features, two collinear
+    features, a constant feature, or nothing more than the ties its rounding made."""
+    N, n = X.shape
+    if kind == "dup_objects":
+        X[N // 2:] = X[: N - N // 2]
+    elif kind == "dup_features" and n > 1:
+        X[:, n // 2:] = X[:, : n - n // 2]
+    elif kind == "collinear" and n > 2:
+        X[:, 2] = 2 * X[:, 0] - X[:, 1]
+        X[:, -1] = -3 * X[:, 0]
+    elif kind == "constant":
+        X[:, 0] = 1.0
+    return X
+
+
 @st.composite
 def degenerate_squared(draw, fracs=(0.01, 0.1, 0.5, 0.9)):
     """Small regression problems with duplicate objects or features, collinear or constant
@@ -36,17 +55,7 @@ def degenerate_squared(draw, fracs=(0.01, 0.1, 0.5, 0.9)):
     n = draw(st.integers(2, 25))
     rng = np.random.default_rng(seed)
     X = np.round(rng.standard_normal((N, n)), draw(st.sampled_from([0, 1, 3])))
-    kind = draw(st.sampled_from(["dup_objects", "dup_features", "collinear", "constant",
-                                 "ties"]))
-    if kind == "dup_objects":
-        X[N // 2:] = X[: N - N // 2]
-    elif kind == "dup_features":
-        X[:, n // 2:] = X[:, : n - n // 2]
-    elif kind == "collinear" and n > 2:
-        X[:, 2] = 2 * X[:, 0] - X[:, 1]
-        X[:, -1] = -3 * X[:, 0]
-    elif kind == "constant":
-        X[:, 0] = 1.0
+    make_degenerate(X, draw(st.sampled_from(DEGENERACIES)))
     y = np.round(X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(N), 1)
     gamma = draw(st.sampled_from([0.1, 1.0, 10.0]))
     frac = draw(st.sampled_from(list(fracs)))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from selective_cases import DEGENERACIES, make_degenerate
 from sklearn.utils.estimator_checks import check_estimator
 
 from pathlib_core.selective import (
@@ -165,17 +166,8 @@ def degenerate_problem(draw):
     seed = draw(st.integers(0, 2 ** 31 - 1))
     rng = np.random.default_rng(seed)
     X = np.round(rng.standard_normal((N, n)), draw(st.sampled_from([0, 1, 3])))
-    kind = draw(st.sampled_from(["dup_objects", "dup_features", "collinear", "constant",
-                                 "ties"]))
-    if kind == "dup_objects":
-        X[N // 2:] = X[: N - N // 2]
-    elif kind == "dup_features" and n > 1:
-        X[:, n // 2:] = X[:, : n - n // 2]
-    elif kind == "collinear" and n > 2:
-        X[:, 2] = 2 * X[:, 0] - X[:, 1]
-        X[:, -1] = -3 * X[:, 0]
-    elif kind == "constant":
-        X[:, 0] = 1.0
+    kind = draw(st.sampled_from(DEGENERACIES))
+    make_degenerate(X, kind)
     y = np.round(X[:, 0] - X[:, 1 % n] + 0.5 * rng.standard_normal(N), 1)
     if loss == "hinge":
         y = np.where(np.arange(N) % 2 == 0, 1.0, -1.0)[rng.permutation(N)]
