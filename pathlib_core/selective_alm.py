@@ -56,13 +56,13 @@ __all__: list[str] = []
 
 SIGMA_START = 10.0  # first penalty, times 1 / ||X_c||_F^2
 SIGMA_WARM = 1e4  # first penalty after a warm start, times 1 / ||X_c||_F^2
-SIGMA_GROWTH = 10.0
-MAX_OUTER = 60
-SIGMA_MAX = 1e12
+SIGMA_GROWTH = 10.0  # penalty factor per outer iteration
+SIGMA_MAX = 1e12  # largest penalty, times 1 / ||X_c||_F^2 (keeps the Newton matrix factorable)
+MAX_OUTER = 60  # outer (multiplier) iterations
+MAX_NEWTON = 50  # Newton steps per outer iteration
+EPS_FACTOR = 0.2  # inner tolerance: this times the smaller of the last tolerance and violation
 CERTIFY_AT = 1e-2  # certify sets once the set conditions hold to this (relative)
 REBUILD_EVERY = 50  # incremental Gram updates between rebuilds
-EPS_FACTOR = 0.2
-MAX_NEWTON = 50
 
 
 def _prox(v, sigma, gamma, mu):
