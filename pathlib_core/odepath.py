@@ -20,10 +20,12 @@ crossing of some ``g_k``. There the client updates the state:
 - at a **jump point** the path is discontinuous: the client re-solves the problem (warm
   start) and the new piece starts from a new ``z``.
 
-:func:`follow_path` integrates each piece with :func:`scipy.integrate.solve_ivp` (dense output,
-terminal event functions), locates critical points to the integrator's accuracy (and, since
-``solve_ivp`` compares signs only at the ends of a step, samples the dense output at five points
-of every step to catch a component that dips below zero and recovers within it), hands *all*
+:func:`follow_path` integrates each piece with one of scipy's ``solve_ivp`` integrators (dense
+output), stepping it directly and checking the vector of event functions after every step
+(the crossing is located by ``brentq`` on the dense output, as ``solve_ivp`` does for its
+terminal events), locates critical points to the integrator's accuracy (and, since a sign
+check at the ends of a step misses a component that dips below zero and recovers within it,
+samples the dense output at five points of every step), hands *all*
 event components that vanish at the located parameter (ties) to the client's ``update`` in one
 call, optionally corrects drift away from the solution manifold (``residual > drift_tol`` ->
 ``correct``), and returns a :class:`~pathlib_core.path.Path` whose pieces evaluate the dense
@@ -50,7 +52,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.integrate import solve_ivp
+from scipy.integrate import BDF, DOP853, LSODA, RK45, OdeSolution, Radau
+from scipy.optimize import brentq
 
 from ._validation import as_vector, check_choice, finite_scalar, positive_scalar
 from .path import Event, FunctionSegment, Path
@@ -59,9 +62,10 @@ __all__ = ["Update", "follow_path", "METHODS"]
 
 #: ``solve_ivp`` methods accepted by :func:`follow_path` (all provide dense output).
 METHODS = ("DOP853", "RK45", "Radau", "BDF", "LSODA")
+_SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
 
 _EPS = np.finfo(float).eps
-#: an event component below ``-_DIP_TOL`` inside a step is a crossing ``solve_ivp`` missed
+#: an event component below ``-_DIP_TOL`` inside a step is a crossing the step-end check missed
 _DIP_TOL = 1e-10
 
 
@@ -139,7 +143,7 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
     jac : callable, optional
         ``jac(t, z, state) -> ndarray (p, p)``, Jacobian of ``rhs`` for the implicit methods.
     method : {"DOP853", "RK45", "Radau", "BDF", "LSODA"}
-        The ``solve_ivp`` integrator.
+        The integrator (scipy's ``solve_ivp`` classes, stepped directly).
     rtol, atol : float
         Integration tolerances (tight by default: the dense output is the path).
     max_step : float
@@ -291,12 +295,21 @@ class _ResidualTable:
         return self._values.get(id(rec), math.nan)
 
 
-class _EventBank:
-    """One vector event function exposed to ``solve_ivp`` as ``m`` scalar callables.
+@dataclass
+class _Piece:
+    """What :meth:`_Tracer._integrate` returns (the fields of ``solve_ivp``'s result we use)."""
 
-    ``solve_ivp`` calls every scalar event at the same ``(t, y)`` after each step; the vector
-    ``g`` is evaluated once and cached. ``shift`` lifts components that start slightly
-    negative to start at zero.
+    t: np.ndarray
+    y: np.ndarray
+    sol: Any
+    t_events: list
+    nlu: int
+
+
+class _EventBank:
+    """The vector event function of one piece, cached at the last ``(t, y)`` (the step check,
+    the dip sampling and the tie search ask for the same point). ``shift`` lifts components
+    that start slightly negative to start at zero.
     """
 
     def __init__(self, fn: Callable, state, shift: np.ndarray, counter: list[int]):
@@ -311,14 +324,6 @@ class _EventBank:
             g = np.asarray(self._fn(t, y, self._state), dtype=float).reshape(-1)
             self._t, self._y, self._g = t, y, g + self.shift
         return self._g
-
-    def scalar(self, k: int) -> Callable[[float, np.ndarray], float]:
-        def g_k(t, y):
-            return self.values(t, y)[k]
-
-        g_k.terminal = True
-        g_k.direction = -1
-        return g_k
 
 
 class _Tracer:
@@ -436,16 +441,28 @@ class _Tracer:
         return segments, evs, table
 
     def _integrate(self, t, t1, z, state, bank: _EventBank, m: int, first_step=None):
-        ev_list = [bank.scalar(k) for k in range(m)]
-        if self.correct_fn is not None and self.opts.drift_check == "step":
-            drift_tol = self.opts.drift_tol
+        """One piece: step the integrator from ``t`` towards ``t1`` until an event fires.
 
-            def drift(tt, y):
-                return drift_tol - self.residual(tt, y, state)
+        Equivalent to ``solve_ivp(..., dense_output=True, events=...)`` with every event
+        component terminal and of direction -1 (it fires where it goes from ``>= 0`` to
+        ``<= 0``; its time is found by ``brentq`` on the dense output with the same
+        tolerances), plus the drift event when Newton correction is on. The components are
+        checked as one vector per step instead of ``m`` scalar callables, which is what
+        ``solve_ivp`` needs (its Python loop over hundreds of events per step, and a closure
+        per component per piece, cost about a third of a GAGA path's time).
+        """
+        drift_on = self.correct_fn is not None and self.opts.drift_check == "step"
+        drift_tol = self.opts.drift_tol
 
-            drift.terminal = True
-            drift.direction = -1
-            ev_list.append(drift)
+        def values(tt, y):
+            g = bank.values(tt, y)
+            if drift_on:
+                g = np.append(g, drift_tol - self.residual(tt, y, state))
+            return g
+
+        def component(k, tt, y):
+            return bank.values(tt, y)[k] if k < m else drift_tol - self.residual(tt, y, state)
+
         kwargs = {} if first_step is None else {"first_step": first_step}
         if self.jac_fn is not None and self.opts.method in ("Radau", "BDF", "LSODA"):
             def jac(tt, y):
@@ -453,25 +470,58 @@ class _Tracer:
                 return self.jac_fn(tt, y, state)
 
             kwargs["jac"] = jac
-        sol = solve_ivp(lambda tt, y: self.rhs(tt, y, state), (t, t1), z,
-                        method=self.opts.method, dense_output=True, events=ev_list or None,
+        method = _SOLVERS[self.opts.method]
+        solver = method(lambda tt, y: self.rhs(tt, y, state), t, z, t1,
                         rtol=self.opts.rtol, atol=self.opts.atol, max_step=self.opts.max_step,
                         **kwargs)
-        if sol.status == -1:
-            raise RuntimeError(f"the integrator failed on the piece starting at {t!r}: "
-                               f"{sol.message}")
+        ts, ys, interpolants = [t], [np.asarray(z, dtype=float)], []
+        n_ev = m + (1 if drift_on else 0)
+        t_events: list[list[float]] = [[] for _ in range(n_ev)]
+        g = values(t, ys[0]) if n_ev else None
+        status = None
+        while status is None:
+            message = solver.step()
+            if solver.status == "failed":
+                raise RuntimeError(f"the integrator failed on the piece starting at {t!r}: "
+                                   f"{message}")
+            if solver.status == "finished":
+                status = 0
+            t_old, t_new, y_new = solver.t_old, solver.t, solver.y
+            dense = solver.dense_output()
+            interpolants.append(dense)
+            if n_ev:
+                g_new = values(t_new, y_new)
+                active = np.flatnonzero((g >= 0) & (g_new <= 0))
+                if active.size:
+                    roots = np.array([
+                        brentq(lambda tt, k=k, dense=dense: component(k, tt, dense(tt)),
+                               t_old, t_new, xtol=4 * _EPS, rtol=4 * _EPS) for k in active])
+                    first = int(np.argsort(roots if t_new > t_old else -roots)[0])
+                    t_events[int(active[first])].append(float(roots[first]))
+                    status = 1
+                    t_new = float(roots[first])
+                    y_new = dense(t_new)
+                g = g_new
+            if not (len(ts) > 1 and ts[-1] == t_new):
+                ts.append(t_new)
+                ys.append(np.asarray(y_new, dtype=float))
+        sol = _Piece(t=np.array(ts), y=np.vstack(ys).T,
+                     sol=OdeSolution(ts, interpolants,
+                                     alt_segment=self.opts.method in ("BDF", "LSODA")),
+                     t_events=[np.asarray(te) for te in t_events], nlu=int(solver.nlu))
         self.n_steps += max(0, len(sol.t) - 1)
-        self.n_lu += int(sol.nlu)
-        return sol, int(sol.status)
+        self.n_lu += sol.nlu
+        return sol, status
 
     def _missed_crossing(self, sol, bank: _EventBank):
-        """The earliest zero crossing of an event component that ``solve_ivp`` missed.
+        """The earliest zero crossing of an event component that the step-end check missed.
 
-        ``solve_ivp`` compares the sign of each event function at the two ends of a step
-        only, so a component that dips below zero and recovers within one step (two
-        crossings) goes unseen; if another component then ends the step, the dipped one can
-        even be negative there (the GAGA mixture Lasso on diabetes: a sample's weight went
-        negative over 0.008 in the age, which left a 4.8e-7 partial-optimum residual). The
+        :meth:`_integrate` (like ``solve_ivp``) compares the sign of each event function at
+        the two ends of a step only, so a component that dips below zero and recovers within
+        one step (two crossings) goes unseen; if another component then ends the step, the
+        dipped one can even be negative there (the GAGA mixture Lasso on diabetes: a sample's
+        weight went negative over 0.008 in the age, which left a 4.8e-7 partial-optimum
+        residual). The
         dense output is sampled at four interior points of every step and at its end; the
         first sample where some component is below ``-_DIP_TOL`` is bracketed against the
         previous one and that component's zero is found by bisection. Returns

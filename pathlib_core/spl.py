@@ -1206,7 +1206,8 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
 
     Notes
     -----
-    Cost. Each piece is one ``solve_ivp`` call, so the cost grows with the number of
+    Cost. Each piece is one integrator run (:func:`pathlib_core.odepath.follow_path`, DOP853
+    stepped directly), so the cost grows with the number of
     breakpoints (hundreds on the benchmark problems; ``benchmarks/bench_gaga.py``). Per
     piece the sets are fixed, so the rows of ``Z`` with ``v > 0`` and the moving
     coordinates are extracted once (:class:`_Rows`); ``J`` is a small ``p x p`` matrix
