@@ -449,7 +449,7 @@ class _Tracer:
         tolerances), plus the drift event when Newton correction is on. The components are
         checked as one vector per step instead of ``m`` scalar callables, which is what
         ``solve_ivp`` needs (its Python loop over hundreds of events per step, and a closure
-        per component per piece, cost about a third of a GAGA path's time).
+        per component per piece, cost about a quarter of a GAGA path's time).
         """
         drift_on = self.correct_fn is not None and self.opts.drift_check == "step"
         drift_tol = self.opts.drift_tol
