@@ -1189,8 +1189,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     squared = loss == "squared" and mu > 0
     budget = min(max_iter, SET_ITER if warm_start is None else STALL_ITER) if squared \
         else max_iter
-    # a cold set iteration whose sets outgrow N objects is in the regime where it stalls:
-    # the search below is cheaper than letting it run its budget
+    # a set iteration (cold or warm) whose sets outgrow N objects is in the regime where it
+    # stalls: the search below is cheaper than letting it run its budget
     lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
         X, y, gamma, mu, loss, warm_start, budget, tol,
         max_active=X.shape[0] if squared and USE_ALM else None,
