@@ -43,6 +43,9 @@ feature sets and the set iteration re-solves exactly on them. If that fails, an 
 in ``mu`` takes over: for fixed sets the solution of the inner system is affine in ``mu``, so
 it is followed from sets known to be optimal at a larger ``mu`` (a warm start, or the empty
 model at ``mu_0``) down to the target, one set change per breakpoint (``_mu_homotopy``).
+For the hinge loss the dual is a linear program as long as no feature is strong; a cold fit
+starts from the sets of that LP, found by constraint generation over the features
+(:mod:`pathlib_core.selective_cuts`).
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ from ._validation import (
 from .path import Event, FunctionSegment, Path
 from .qp import solve_lp, solve_qp
 from .selective_alm import alm_sets
+from .selective_cuts import hinge_lp_sets
 
 __all__ = [
     "SelectiveResult",
@@ -87,8 +91,8 @@ __all__ = [
 LOSSES = ("squared", "hinge")
 STALL_ITER = 8  # squared loss, warm start: set iterations before the ALM search takes over
 SET_ITER = 20  # squared loss, cold start: set iterations before the ALM search takes over
-POLISH_ITER = 10  # set iterations from the sets the ALM search proposes
-HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the cvxpy restart
+POLISH_ITER = 10  # set iterations from the sets the ALM search or the hinge LP proposes
+HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the LP start / cvxpy
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
 
@@ -254,7 +258,8 @@ class SelectiveResult:
         start at a larger ``mu`` lets the homotopy start from its sets), ``"homotopy_steps"``
         (breakpoints of the homotopy in ``mu``, 0 if it was not needed), ``"alm_newton"``
         (Newton systems of the augmented Lagrangian search for the sets, 0 if it was not
-        needed), ``"rescued"`` (the cvxpy restart was used), solver details.
+        needed), ``"lp_rounds"`` (LP solves of the hinge loss's cutting-plane start, 0 if it
+        was not tried), ``"rescued"`` (the cvxpy restart was used), solver details.
     """
 
     coef: np.ndarray
@@ -1138,10 +1143,14 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         sets the solution is affine in ``mu``; it is followed from the warm start's sets, or
         from the empty model at ``mu_0``, to ``mu``, one set change per breakpoint); only if
         that fails too, the iteration restarts from the sets of a cvxpy solve of the dual.
-        For the hinge loss that restart comes directly, once the set iteration stops making
-        progress (from its tenth iteration on, the number of violated set conditions has not
-        fallen by 10 % within ``HINGE_STALL_WINDOW`` = 15 iterations).
-        Every returned result meets the same set conditions (20).
+        For the hinge loss a cold fit first tries the sets of the dual's linear program
+        (exact when no feature is strong; solved by constraint generation with HiGHS,
+        :mod:`pathlib_core.selective_cuts`, ``info["lp_rounds"]`` LP solves), re-solved and
+        checked like the search's sets; when they do not certify (a strong feature is needed)
+        or the start is warm, the set iteration runs, and once it stops making progress (from
+        its tenth iteration on, the number of violated set conditions has not fallen by 10 %
+        within ``HINGE_STALL_WINDOW`` = 15 iterations) the LP start is tried (if not yet) and
+        then the cvxpy restart. Every returned result meets the same set conditions (20).
     warm_start : SelectiveResult, optional
         A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
         start the iteration.
@@ -1191,10 +1200,17 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         else max_iter
     # a set iteration (cold or warm) whose sets outgrow N objects is in the regime where it
     # stalls: the search below is cheaper than letting it run its budget
-    lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
-        X, y, gamma, mu, loss, warm_start, budget, tol,
-        max_active=X.shape[0] if squared and USE_ALM else None,
-        stall_window=HINGE_STALL_WINDOW if loss == "hinge" else None)
+    # hinge loss from a cold start: the sets of the dual's linear program first (exact when
+    # no feature is strong, the usual case down to about 0.01 mu_0 on the EEG-like data)
+    lp_tried = loss == "hinge" and mu > 0 and warm_start is None
+    out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol) if lp_tried else (None, 0)
+    if out is None:
+        lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
+            X, y, gamma, mu, loss, warm_start, budget, tol,
+            max_active=X.shape[0] if squared and USE_ALM else None,
+            stall_window=HINGE_STALL_WINDOW if loss == "hinge" else None)
+    else:
+        lam, coef, b, n_iter, converged, strong, kink = out
     rescued = False
     homotopy_steps = 0
     alm_newton = 0
@@ -1211,6 +1227,12 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
 
         coef0 = warm_start.coef if warm_start is not None else None
         out, alm_newton = alm_sets(X, y, gamma, mu, certify, coef0=coef0)
+        if out is not None:
+            lam, coef, b, it2, converged, strong, kink = out
+            n_iter += it2
+    if not converged and loss == "hinge" and mu > 0 and not lp_tried:
+        # the (warm) set iteration stalled: the LP start, as for a cold fit
+        out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol)
         if out is not None:
             lam, coef, b, it2, converged, strong, kink = out
             n_iter += it2
@@ -1249,7 +1271,23 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
             rescued = True
     return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
                              kink, t0, rescued=rescued, homotopy_steps=homotopy_steps,
-                             alm_newton=alm_newton)
+                             alm_newton=alm_newton, lp_rounds=lp_rounds)
+
+
+def _hinge_lp_fit(X, y, gamma, mu, max_iter, tol):
+    """Hinge loss: the sets proposed by the cutting-plane LP (:mod:`.selective_cuts`),
+    re-solved exactly by the set iteration. Returns ``(the _dual_fit tuple or None, LP
+    solves)``; ``None`` unless the set conditions (20) are met."""
+    ftol = tol * (1.0 + np.abs(X).max() * (1.0 + np.abs(y).max()))
+    cut = hinge_lp_sets(X, y, gamma, mu, ftol)
+    if cut is None:
+        return None, 0
+    lam, strong, kink, rounds = cut
+    start = SelectiveResult(coef=np.zeros(X.shape[1]), intercept=0.0, dual=lam,
+                            active=strong | kink, n_iter=0, objective=math.nan, gap=math.nan,
+                            method="dual", info={"strong": strong, "kink": kink})
+    out = _dual_fit(X, y, gamma, mu, "hinge", start, min(max_iter, POLISH_ITER), tol)
+    return (out if out[4] else None), rounds
 
 
 def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, tol=1e-10):
@@ -1303,7 +1341,8 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
                            objective=J, gap=gap, method="dual",
                            info={"time": time.perf_counter() - t0, "strong": strong,
                                  "kink": kink, "mu": mu, "rescued": False,
-                                 "homotopy_steps": 0, "alm_newton": 0, **info})
+                                 "homotopy_steps": 0, "alm_newton": 0, "lp_rounds": 0,
+                                 **info})
 
 
 # ----------------------------------------------------------------------------------------

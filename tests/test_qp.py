@@ -145,6 +145,35 @@ def test_lp_as_qp_with_zero_hessian_matches_highs():
     assert res.kkt.max <= 1e-10 and lp.kkt.max <= 1e-9
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_lp_starts_at_the_simplex_vertex_on_a_degenerate_hinge_dual(seed):
+    # the shape of the selective-ridge hinge dual with no strong feature: box, one balance
+    # row and kink rows, with duplicated objects (tied columns) and a repeated kink row
+    rng = np.random.default_rng(seed)
+    N, k = 120, 6
+    X = rng.standard_normal((N, k))
+    X[N // 2:] = X[: N // 2]  # every object twice
+    y = np.where(rng.random(N) < 0.4, 1.0, -1.0)
+    A = np.vstack([np.ones((1, N)), X.T, X[:, :1].T])  # the last row repeats the second
+    lam = np.where(y > 0, 0.3, -0.3) * rng.random(N)
+    lam -= np.where(y > 0, 1.0, 0.0) * (lam.sum() / max(1, (y > 0).sum()))
+    lam = np.clip(lam, np.where(y > 0, 0.0, -1.0), np.where(y > 0, 1.0, 0.0))
+    kw = dict(A=A, b=A @ lam, lb=np.where(y > 0, 0.0, -1.0), ub=np.where(y > 0, 1.0, 0.0))
+    res = solve_qp(None, -y, warm_start=lam, **kw)
+    assert res.info["start"] == "lp-simplex"
+    assert res.status == "optimal" and res.kkt.max <= 1e-10, res.kkt
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = solve_qp_cvxpy(np.zeros((N, N)), -y, **kw)
+    assert ref.status in ("optimal", "optimal_inaccurate")
+    assert _rel_gap(res.objective, ref.objective) <= GAP
+    assert res.n_iter <= 5  # the vertex is only verified
+    # a warm start with a working set (a QPResult) still takes precedence over the simplex
+    again = solve_qp(np.zeros((N, N)), -y, warm_start=res, **kw)
+    assert again.info["start"] == "warm" and again.n_iter <= 2
+    assert _rel_gap(again.objective, res.objective) <= 1e-12
+
+
 # --------------------------------------------------------------------------------------------
 # Status reporting
 # --------------------------------------------------------------------------------------------

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from selective_cases import DEGENERACIES, make_degenerate
+from scipy.optimize import linprog
 from sklearn.utils.estimator_checks import check_estimator
 
+import pathlib_core.selective as selective_module
 from pathlib_core.selective import (
     SelectiveResult,
     SelectiveRidgeClassifier,
@@ -23,6 +25,7 @@ from pathlib_core.selective import (
     selective_penalty,
     selectivity_path,
 )
+from pathlib_core.selective_cuts import hinge_lp_sets
 
 
 def _data(N, n, loss, seed):
@@ -360,12 +363,48 @@ def test_regression_duplicate_features_at_mu0_hinge_give_the_empty_model():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_a_wandering_hinge_set_iteration_is_stopped_early_and_restarted(seed):
+def test_a_wandering_hinge_set_iteration_is_stopped_early_and_restarted(seed, monkeypatch):
     # small EEG-shaped problems at a small selectivity: the hinge-loss set iteration wanders
     # between feature sets without settling; the stall rule hands over to the cvxpy restart
     # after a few dozen iterations (it used to run all max_iter = 200 first), and the
-    # restarted iteration's result is the certified optimum
+    # restarted iteration's result is the certified optimum. The LP start (which finds these
+    # sets, see the next test) is switched off to reach the stall rule.
+    monkeypatch.setattr(selective_module, "hinge_lp_sets", lambda *a, **k: None)
     X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=seed)
     mu = 0.03 * mu_0(X, y, gamma=1.0, loss="hinge")
     d, _ = _check_against_primal(X, y, 1.0, mu, "hinge", coef=False)
-    assert d.info["rescued"] and d.n_iter < 60
+    assert d.info["rescued"] and d.n_iter < 60 and d.info["lp_rounds"] == 0
+
+
+@pytest.mark.parametrize("seed, n_strong", [(0, 0), (3, 0), (1, 7), (2, 2)])
+def test_the_hinge_lp_start_finds_the_sets_when_no_feature_is_strong(seed, n_strong):
+    # the same kind of problems. Seeds 0 and 3: every active feature is at its kink, so the
+    # dual is the cutting-plane LP of selective_cuts and its sets certify after one re-solve,
+    # with no cvxpy restart. Seeds 1 and 2 need strong features: the LP's sets do not
+    # certify, and the set iteration and its restart still reach the optimum
+    X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=seed)
+    mu = 0.03 * mu_0(X, y, gamma=1.0, loss="hinge")
+    d, _ = _check_against_primal(X, y, 1.0, mu, "hinge", coef=False)
+    assert d.info["lp_rounds"] >= 1 and d.info["strong"].sum() == n_strong
+    if n_strong == 0:
+        assert not d.info["rescued"] and d.n_iter == 1 and d.info["kink"].sum() >= 2
+        assert np.all(np.abs(d.coef) <= mu * (1 + 1e-9))
+    else:
+        assert np.sum(np.abs(d.coef) > mu * (1 + 1e-9)) == n_strong
+
+
+def test_hinge_lp_sets_solve_the_lp_over_all_rows():
+    # the constraint generation ends at an optimum of the LP with every feature's rows
+    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=3)
+    N, n = X.shape
+    mu = 0.2 * mu_0(X, y, gamma=2.0, loss="hinge")
+    lam, strong, kink, rounds = hinge_lp_sets(X, y, 2.0, mu, 1e-10)
+    assert rounds >= 2
+    c_box = 0.25
+    full = linprog(-y, A_ub=np.vstack([X.T, -X.T]), b_ub=np.full(2 * n, mu),
+                   A_eq=np.ones((1, N)), b_eq=[0.0], method="highs",
+                   bounds=list(zip(np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0))))
+    assert full.status == 0
+    assert -y @ lam == pytest.approx(full.fun, rel=1e-9, abs=1e-9)
+    assert np.max(np.abs(X.T @ lam)) <= mu + 1e-9
+    assert not (strong & kink).any()
