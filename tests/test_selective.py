@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from selective_cases import DEGENERACIES, make_degenerate
 from scipy.optimize import linprog
+from selective_cases import DEGENERACIES, make_degenerate
 from sklearn.utils.estimator_checks import check_estimator
 
 import pathlib_core.selective as selective_module
@@ -403,7 +403,8 @@ def test_hinge_lp_sets_solve_the_lp_over_all_rows():
     c_box = 0.25
     full = linprog(-y, A_ub=np.vstack([X.T, -X.T]), b_ub=np.full(2 * n, mu),
                    A_eq=np.ones((1, N)), b_eq=[0.0], method="highs",
-                   bounds=list(zip(np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0))))
+                   bounds=list(zip(np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0),
+                                   strict=True)))
     assert full.status == 0
     assert -y @ lam == pytest.approx(full.fun, rel=1e-9, abs=1e-9)
     assert np.max(np.abs(X.T @ lam)) <= mu + 1e-9
