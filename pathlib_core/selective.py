@@ -1200,10 +1200,14 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         else max_iter
     # a set iteration (cold or warm) whose sets outgrow N objects is in the regime where it
     # stalls: the search below is cheaper than letting it run its budget
-    # hinge loss from a cold start: the sets of the dual's linear program first (exact when
-    # no feature is strong, the usual case down to about 0.01 mu_0 on the EEG-like data)
-    lp_tried = loss == "hinge" and mu > 0 and warm_start is None
-    out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol) if lp_tried else (None, 0)
+    # hinge loss: the sets of the dual's linear program first (exact when no feature is
+    # strong, the usual case down to about 0.01 mu_0 on the EEG-like data); a warm start
+    # seeds the LP's rows with its active features, and one with strong features (which
+    # stay strong at a smaller mu) goes to the set iteration directly
+    lp_tried = loss == "hinge" and mu > 0 and (
+        warm_start is None or not np.any(warm_start.info.get("strong", False)))
+    out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol, warm_start) if lp_tried \
+        else (None, 0)
     if out is None:
         lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
             X, y, gamma, mu, loss, warm_start, budget, tol,
@@ -1232,7 +1236,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
             n_iter += it2
     if not converged and loss == "hinge" and mu > 0 and not lp_tried:
         # the (warm) set iteration stalled: the LP start, as for a cold fit
-        out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol)
+        out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol, warm_start)
         if out is not None:
             lam, coef, b, it2, converged, strong, kink = out
             n_iter += it2
@@ -1274,12 +1278,14 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                              alm_newton=alm_newton, lp_rounds=lp_rounds)
 
 
-def _hinge_lp_fit(X, y, gamma, mu, max_iter, tol):
-    """Hinge loss: the sets proposed by the cutting-plane LP (:mod:`.selective_cuts`),
-    re-solved exactly by the set iteration. Returns ``(the _dual_fit tuple or None, LP
-    solves)``; ``None`` unless the set conditions (20) are met."""
+def _hinge_lp_fit(X, y, gamma, mu, max_iter, tol, warm=None):
+    """Hinge loss: the sets proposed by the cutting-plane LP (:mod:`.selective_cuts`, its
+    first rows the active features of ``warm``), re-solved exactly by the set iteration.
+    Returns ``(the _dual_fit tuple or None, LP solves)``; ``None`` unless the set conditions
+    (20) are met."""
     ftol = tol * (1.0 + np.abs(X).max() * (1.0 + np.abs(y).max()))
-    cut = hinge_lp_sets(X, y, gamma, mu, ftol)
+    rows = None if warm is None else np.flatnonzero(warm.coef)
+    cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows)
     if cut is None:
         return None, 0
     lam, strong, kink, rounds = cut

@@ -63,7 +63,7 @@ def _solve_lp(y, bounds, XW, mu):
     return np.asarray(res.x, float), m[:k] - m[k:]
 
 
-def hinge_lp_sets(X, y, gamma, mu, ftol):
+def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
     """Feature sets of the hinge-loss dual from the LP above, by constraint generation.
 
     Parameters
@@ -75,6 +75,9 @@ def hinge_lp_sets(X, y, gamma, mu, ftol):
         ``gamma > 0`` and ``mu > 0``.
     ftol : float
         Absolute tolerance on ``|s_i| - mu`` for a violated row.
+    rows : array_like of int, optional
+        First working set of rows (e.g. the active features of a fit at a nearby ``mu``);
+        empty by default.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def hinge_lp_sets(X, y, gamma, mu, ftol):
     N, n = X.shape
     c_box = 0.5 / gamma
     bounds = list(zip(np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0), strict=True))
-    W = np.zeros(0, int)
+    W = np.zeros(0, int) if rows is None else np.unique(np.asarray(rows, int))
     lam, a = _solve_lp(y, bounds, X[:, W], mu)
     if lam is None:
         return None
