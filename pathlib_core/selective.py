@@ -43,9 +43,9 @@ feature sets and the set iteration re-solves exactly on them. If that fails, an 
 in ``mu`` takes over: for fixed sets the solution of the inner system is affine in ``mu``, so
 it is followed from sets known to be optimal at a larger ``mu`` (a warm start, or the empty
 model at ``mu_0``) down to the target, one set change per breakpoint (``_mu_homotopy``).
-For the hinge loss the dual is a linear program as long as no feature is strong; a cold fit
-starts from the sets of that LP, found by constraint generation over the features
-(:mod:`pathlib_core.selective_cuts`).
+For the hinge loss the dual is a linear program as long as no feature is strong, and a QP in
+a split of ``s`` otherwise; fits start from the sets of these problems, found by constraint
+generation over the features (:mod:`pathlib_core.selective_cuts`).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ from ._validation import (
 from .path import Event, FunctionSegment, Path
 from .qp import solve_lp, solve_qp
 from .selective_alm import alm_sets
-from .selective_cuts import hinge_lp_sets
+from .selective_cuts import hinge_lp_sets, hinge_qp_exact, hinge_qp_sets
 
 __all__ = [
     "SelectiveResult",
@@ -92,7 +92,7 @@ LOSSES = ("squared", "hinge")
 STALL_ITER = 8  # squared loss, warm start: set iterations before the ALM search takes over
 SET_ITER = 20  # squared loss, cold start: set iterations before the ALM search takes over
 POLISH_ITER = 10  # set iterations from the sets the ALM search or the hinge LP proposes
-HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the LP start / cvxpy
+HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the search / cvxpy
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
 
@@ -258,8 +258,9 @@ class SelectiveResult:
         start at a larger ``mu`` lets the homotopy start from its sets), ``"homotopy_steps"``
         (breakpoints of the homotopy in ``mu``, 0 if it was not needed), ``"alm_newton"``
         (Newton systems of the augmented Lagrangian search for the sets, 0 if it was not
-        needed), ``"lp_rounds"`` (LP solves of the hinge loss's cutting-plane start, 0 if it
-        was not tried), ``"rescued"`` (the cvxpy restart was used), solver details.
+        needed), ``"lp_rounds"`` and ``"qp_rounds"`` (LP solves and interior-point rounds of
+        the hinge loss's searches, 0 if not run), ``"rescued"`` (the cvxpy restart was used),
+        solver details.
     """
 
     coef: np.ndarray
@@ -648,7 +649,14 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0):
     res = solve_qp(H, -y, A=A, b=b, lb=lb, ub=ub, warm_start=np.clip(lam0, lb, ub))
     if res.status != "optimal":
         return lam0, math.nan, np.zeros(len(K)), False
-    return res.x, float(res.nu[0]), res.nu[1:].copy(), True
+    aK = res.nu[1:].copy()
+    if len(K) > 1:
+        # dependent kink rows (duplicated or collinear features) share their multiplier in
+        # many ways, and the solver gives a redundant row none; of all splits with the same
+        # X_K a_K take the minimum-norm one (duplicates share equally), so that a feature
+        # is not sent to the strong set only because its twin's share landed on it
+        aK = np.linalg.lstsq(XK, XK @ aK, rcond=None)[0]
+    return res.x, float(res.nu[0]), aK, True
 
 
 def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None):
@@ -1143,14 +1151,16 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         sets the solution is affine in ``mu``; it is followed from the warm start's sets, or
         from the empty model at ``mu_0``, to ``mu``, one set change per breakpoint); only if
         that fails too, the iteration restarts from the sets of a cvxpy solve of the dual.
-        For the hinge loss a cold fit first tries the sets of the dual's linear program
-        (exact when no feature is strong; solved by constraint generation with HiGHS,
-        :mod:`pathlib_core.selective_cuts`, ``info["lp_rounds"]`` LP solves), re-solved and
-        checked like the search's sets; when they do not certify (a strong feature is needed)
-        or the start is warm, the set iteration runs, and once it stops making progress (from
-        its tenth iteration on, the number of violated set conditions has not fallen by 10 %
-        within ``HINGE_STALL_WINDOW`` = 15 iterations) the LP start is tried (if not yet) and
-        then the cvxpy restart. Every returned result meets the same set conditions (20).
+        For the hinge loss the sets are searched first (:mod:`pathlib_core.selective_cuts`):
+        the dual's linear program, exact when no feature is strong, by constraint generation
+        with HiGHS (``info["lp_rounds"]`` LP solves); if its multipliers ask for strong
+        features, the split QP (interior-point rounds, ``info["qp_rounds"]``, then one exact
+        active-set solve on the tight rows). The sets found are re-solved by the set iteration
+        and checked. A warm start seeds both with its active features; one that has strong
+        features runs the set iteration first and searches only once the iteration stops
+        making progress (from its tenth iteration on, the number of violated set conditions
+        has not fallen by 10 % within ``HINGE_STALL_WINDOW`` = 15 iterations). The cvxpy
+        restart is the last resort. Every returned result meets the same set conditions (20).
     warm_start : SelectiveResult, optional
         A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
         start the iteration.
@@ -1200,14 +1210,17 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         else max_iter
     # a set iteration (cold or warm) whose sets outgrow N objects is in the regime where it
     # stalls: the search below is cheaper than letting it run its budget
-    # hinge loss: the sets of the dual's linear program first (exact when no feature is
-    # strong, the usual case down to about 0.01 mu_0 on the EEG-like data); a warm start
-    # seeds the LP's rows with its active features, and one with strong features (which
-    # stay strong at a smaller mu) goes to the set iteration directly
-    lp_tried = loss == "hinge" and mu > 0 and (
+    # hinge loss: search the sets first, by the dual's linear program (exact when no feature
+    # is strong, the usual case down to about 0.01 mu_0 on the EEG-like data) and then the
+    # split QP (strong features included); a warm start seeds both with its active features,
+    # and one with strong features (which stay strong at a smaller mu) skips the LP and goes
+    # to the set iteration first
+    hinge = loss == "hinge" and mu > 0
+    counts = {"lp_rounds": 0, "qp_rounds": 0}
+    search_first = hinge and (
         warm_start is None or not np.any(warm_start.info.get("strong", False)))
-    out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol, warm_start) if lp_tried \
-        else (None, 0)
+    out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, True, counts) \
+        if search_first else None
     if out is None:
         lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
             X, y, gamma, mu, loss, warm_start, budget, tol,
@@ -1234,9 +1247,9 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         if out is not None:
             lam, coef, b, it2, converged, strong, kink = out
             n_iter += it2
-    if not converged and loss == "hinge" and mu > 0 and not lp_tried:
-        # the (warm) set iteration stalled: the LP start, as for a cold fit
-        out, lp_rounds = _hinge_lp_fit(X, y, gamma, mu, max_iter, tol, warm_start)
+    if not converged and hinge and not search_first:
+        # the warm set iteration stalled: the split QP's search, seeded by the warm start
+        out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, False, counts)
         if out is not None:
             lam, coef, b, it2, converged, strong, kink = out
             n_iter += it2
@@ -1275,25 +1288,59 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
             rescued = True
     return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
                              kink, t0, rescued=rescued, homotopy_steps=homotopy_steps,
-                             alm_newton=alm_newton, lp_rounds=lp_rounds)
+                             alm_newton=alm_newton, **counts)
 
 
-def _hinge_lp_fit(X, y, gamma, mu, max_iter, tol, warm=None):
-    """Hinge loss: the sets proposed by the cutting-plane LP (:mod:`.selective_cuts`, its
-    first rows the active features of ``warm``), re-solved exactly by the set iteration.
-    Returns ``(the _dual_fit tuple or None, LP solves)``; ``None`` unless the set conditions
-    (20) are met."""
+def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
+    """Hinge loss: the feature sets from the cutting-plane LP (``use_lp``; its sets are
+    re-solved by the set iteration) and, if they do not certify, from the split QP
+    (:mod:`.selective_cuts`: interior-point rounds, then one exact active-set solve). Both
+    start from the active features and multipliers of ``warm`` (or the LP's). Returns the
+    :func:`_dual_fit` tuple, or ``None`` unless the set conditions (20) are met; ``counts``
+    gets the LP solves and interior-point rounds."""
+    N, n = X.shape
     ftol = tol * (1.0 + np.abs(X).max() * (1.0 + np.abs(y).max()))
-    rows = None if warm is None else np.flatnonzero(warm.coef)
-    cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows)
-    if cut is None:
-        return None, 0
-    lam, strong, kink, rounds = cut
-    start = SelectiveResult(coef=np.zeros(X.shape[1]), intercept=0.0, dual=lam,
-                            active=strong | kink, n_iter=0, objective=math.nan, gap=math.nan,
-                            method="dual", info={"strong": strong, "kink": kink})
+    rows, lam0 = (None, None) if warm is None else (np.flatnonzero(warm.coef), warm.dual)
+    if use_lp:
+        cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows)
+        if cut is None:
+            return None
+        lam, strong, kink, counts["lp_rounds"] = cut
+        if not strong.any():
+            # no multiplier above mu: the LP is the dual, and its sets are re-solved exactly
+            start = SelectiveResult(coef=np.zeros(n), intercept=0.0, dual=lam,
+                                    active=kink, n_iter=0, objective=math.nan, gap=math.nan,
+                                    method="dual", info={"strong": strong, "kink": kink})
+            out = _dual_fit(X, y, gamma, mu, "hinge", start, min(max_iter, POLISH_ITER), tol)
+            return out if out[4] else None
+        # strong features are wanted: the split QP, from the LP's rows and multipliers
+        rows, lam0 = np.flatnonzero(strong | kink), lam
+    if rows is None:
+        return None
+    found = hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0)
+    if found is None:
+        return None
+    *_, W, z, counts["qp_rounds"] = found
+    exact = hinge_qp_exact(X, y, gamma, mu, ftol, W, z)
+    if exact is None:
+        return None
+    lam, coef, b, rounds = exact
+    s = X.T @ lam
+    strong = (coef != 0) & (np.abs(s) > mu + ftol)
+    kink = (coef != 0) & ~strong
+    coef[strong] = s[strong]  # (20): equal to the multiplier, up to rounding
+    P, K = np.flatnonzero(strong), np.flatnonzero(kink)
+    if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ftol, n):
+        return None
+    # the same sets through the set iteration's own inner problem (N multipliers): usually
+    # one iteration, and a cleaner duality gap than the split QP's larger system
+    start = SelectiveResult(coef=coef, intercept=b, dual=lam, active=strong | kink, n_iter=0,
+                            objective=math.nan, gap=math.nan, method="dual",
+                            info={"strong": strong, "kink": kink})
     out = _dual_fit(X, y, gamma, mu, "hinge", start, min(max_iter, POLISH_ITER), tol)
-    return (out if out[4] else None), rounds
+    if out[4]:
+        return out[:3] + (rounds + out[3],) + out[4:]
+    return lam, coef, b, rounds, True, strong, kink
 
 
 def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, tol=1e-10):
@@ -1348,7 +1395,7 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
                            info={"time": time.perf_counter() - t0, "strong": strong,
                                  "kink": kink, "mu": mu, "rescued": False,
                                  "homotopy_steps": 0, "alm_newton": 0, "lp_rounds": 0,
-                                 **info})
+                                 "qp_rounds": 0, **info})
 
 
 # ----------------------------------------------------------------------------------------

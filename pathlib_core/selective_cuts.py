@@ -26,11 +26,14 @@ are ever tight, so the LP is solved by constraint generation: solve it on a work
 rows (HiGHS dual simplex), add the most violated of the other rows (``|s_i| > mu``), drop rows
 that are slack by a margin and carry no multiplier, repeat until no row is violated.
 
-This is a *start*, like the augmented Lagrangian search for the squared loss: the caller takes
-the kink set (rows with a multiplier or at ``|s_i| = mu``) and the strong set (multiplier above
-``mu``), re-solves the dual exactly on them by the set iteration and certifies the result
-with the set conditions (20); nothing from this module reaches a fit unchecked. When a strong
-feature is needed the LP is not the dual, and the set iteration starts from its sets.
+When a strong feature is needed (a multiplier above ``mu``) the LP is not the dual; then
+:func:`hinge_qp_sets` and :func:`hinge_qp_exact` solve the dual as a QP in a split of ``s``
+(see there), again by constraint generation over the features.
+
+These are *starts*, like the augmented Lagrangian search for the squared loss: the caller
+takes the kink and strong sets, re-solves the dual exactly on them by the set iteration and
+certifies the result with the set conditions (20); nothing from this module reaches a fit
+unchecked.
 """
 
 from __future__ import annotations
@@ -113,4 +116,165 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
         if lam is None:
             return None
         s = X.T @ lam
+    return None
+
+
+def _split_qp(XW, y, lo, hi, mu):
+    """The working-set QP in ``z = [lam, c, p, m]`` as dense arrays for
+    :func:`pathlib_core.qp.solve_qp`: ``(P, q, A, b, lb, ub)``."""
+    N, k = XW.shape
+    d = N + 3 * k
+    P = np.zeros((d, d))
+    P[N + k:, N + k:] = np.eye(2 * k)
+    q = np.concatenate([-y, np.zeros(k), np.full(2 * k, mu)])
+    A = np.zeros((1 + k, d))
+    A[0, :N] = 1.0
+    A[1:, :N] = XW.T
+    A[1:, N:N + k] = -np.eye(k)
+    A[1:, N + k:N + 2 * k] = -np.eye(k)
+    A[1:, N + 2 * k:] = np.eye(k)
+    lb = np.concatenate([lo, np.full(k, -mu), np.zeros(2 * k)])
+    ub = np.concatenate([hi, np.full(k, mu), np.full(2 * k, np.inf)])
+    return P, q, A, np.zeros(1 + k), lb, ub
+
+
+def _split_point(lam, sW, mu):
+    """``[lam, c, p, m]`` with ``c = clip(s)`` and ``p``, ``m`` the excess: feasible for the
+    rows of :func:`_split_qp` whenever ``sW = X_W' lam``."""
+    return np.concatenate([lam, np.clip(sW, -mu, mu), np.maximum(sW - mu, 0.0),
+                           np.maximum(-sW - mu, 0.0)])
+
+
+def _ipm_point(XW, y, lo, hi, mu):
+    """An interior-point (Clarabel, through cvxpy) solution of the working-set QP:
+    ``[lam, c, p, m]``, or None."""
+    import cvxpy as cp
+
+    N, k = XW.shape
+    lam = cp.Variable(N)
+    c = cp.Variable(k)
+    p = cp.Variable(k, nonneg=True)
+    m = cp.Variable(k, nonneg=True)
+    obj = -y @ lam + mu * cp.sum(p + m) + 0.5 * (cp.sum_squares(p) + cp.sum_squares(m))
+    cons = [cp.sum(lam) == 0, XW.T @ lam - c - p + m == 0, lam >= lo, lam <= hi,
+            c >= -mu, c <= mu]
+    prob = cp.Problem(cp.Minimize(obj), cons)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12,
+                       tol_feas=1e-12, max_iter=200)
+        except cp.error.SolverError:
+            return None
+    if lam.value is None:
+        return None
+    return np.concatenate([lam.value, c.value, p.value, m.value]).astype(float)
+
+
+def _add_violators(W, s, mu, ftol, N):
+    """``W`` plus the ``BATCH * N`` most violated other rows (``|s_i| > mu``); ``None`` when
+    no row outside ``W`` is violated."""
+    inW = np.zeros(s.size, bool)
+    inW[W] = True
+    viol = np.flatnonzero(~inW & (np.abs(s) - mu > ftol))
+    if viol.size == 0:
+        return None
+    k = max(1, int(BATCH * N))
+    if viol.size > k:
+        viol = viol[np.argpartition(-np.abs(s[viol]), k - 1)[:k]]
+    return np.union1d(W, viol)
+
+
+def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
+    r"""Strong features included: feature sets of the hinge-loss dual from an interior-point
+    solution of the split QP, by constraint generation.
+
+    With the splitting :math:`s_i = c_i + p_i - m_i`, :math:`|c_i| \le \mu`,
+    :math:`p_i, m_i \ge 0`, the penalty term of the dual is the value of a small QP,
+
+    .. math::
+
+        \tfrac12\big(s_i^2 - \mu^2\big)_+ = \min\;
+        \mu(p_i + m_i) + \tfrac12\big(p_i^2 + m_i^2\big),
+
+    (``c_i = clip(s_i)``, the excess in ``p_i`` or ``m_i``), so on a working set ``W`` of
+    features the dual is a QP in :math:`(\lambda, c_W, p_W, m_W)` with the equality rows
+    :math:`x^{i\top}\lambda - c_i - p_i + m_i = 0`, :math:`\mathbf 1^\top\lambda = 0`, and
+    bounds. Each round solves it by Clarabel and adds the most violated features outside
+    ``W``. The multiplier of row ``i`` is the coefficient :math:`a_i` of (20): the KKT
+    conditions of the split put it in :math:`\operatorname{sign}(s_i)[0, \mu]` at the kink and
+    make it :math:`s_i` when :math:`p_i + m_i > 0`.
+
+    Returns
+    -------
+    (lam, strong, kink, W, z, rounds) or None
+        The interior-point multipliers and the sets read off its split (strong: ``p + m``
+        above ``1e-7 mu``; kink: ``|c| >= mu (1 - 1e-7)``), the working set and the split
+        point (a start for :func:`hinge_qp_exact`); None if a solve fails or ``MAX_ROUNDS``
+        is reached.
+    """
+    N, n = X.shape
+    c_box = 0.5 / gamma
+    lo, hi = np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
+    W = np.unique(np.asarray(rows, int))
+    s = X.T @ np.asarray(lam0, float)
+    z = None
+    for rounds in range(1, MAX_ROUNDS + 1):
+        W_new = _add_violators(W, s, mu, ftol, N)
+        if W_new is None and z is not None:
+            k = W.size
+            c, p, m = z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
+            delta = 1e-7 * mu
+            strong = np.zeros(n, bool)
+            strong[W] = (p + m) > delta
+            kink = np.zeros(n, bool)
+            kink[W] = (np.abs(c) >= mu - delta) & ~strong[W]
+            return z[:N], strong, kink, W, z, rounds - 1
+        W = W if W_new is None else W_new
+        if W.size == 0:
+            return None
+        z = _ipm_point(X[:, W], y, lo, hi, mu)
+        if z is None:
+            return None
+        s = X.T @ z[:N]
+    return None
+
+
+def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
+    """The split QP of :func:`hinge_qp_sets` solved exactly by the active-set method
+    (:func:`pathlib_core.qp.solve_qp`), from the interior-point point ``z`` on the working
+    set ``W`` reduced to its rows at ``|s_i| >= mu (1 - 1e-6)`` (the others carry no
+    multiplier); features found violated afterwards are added and the QP re-solved.
+
+    Returns
+    -------
+    (lam, coef, b, rounds) or None
+        ``coef`` the row multipliers (zero outside the working set), ``b`` the multiplier
+        of the balance row; None if a QP fails or ``MAX_ROUNDS`` is reached.
+    """
+    from .qp import solve_qp
+
+    N, n = X.shape
+    c_box = 0.5 / gamma
+    lo, hi = np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
+    lam = z[:N]
+    s = X.T @ lam
+    W = W[np.abs(s[W]) >= mu * (1.0 - 1e-6)]
+    for rounds in range(1, MAX_ROUNDS + 1):
+        P, q, A, b, lb, ub = _split_qp(X[:, W], y, lo, hi, mu)
+        res = solve_qp(P, q, A=A, b=b, lb=lb, ub=ub, warm_start=_split_point(lam, s[W], mu))
+        if res.status != "optimal":
+            return None
+        lam = res.x[:N]
+        s = X.T @ lam
+        W_new = _add_violators(W, s, mu, ftol, N)
+        if W_new is None:
+            sW, aW = s[W], res.nu[1:]
+            # a row with |s_i| < mu has c_i inside its bounds, so a zero multiplier; a
+            # multiplier of the wrong sign is rounding too
+            aW = np.where((np.abs(sW) < mu - ftol) | (aW * sW < 0), 0.0, aW)
+            coef = np.zeros(n)
+            coef[W] = aW
+            return lam, coef, float(res.nu[0]), rounds
+        W = W_new
     return None
