@@ -111,41 +111,62 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
             raise ValueError(f"fn's result repeats setting keys {sorted(clash)}")
         return {**setting, "seed": run_seed, **out}
 
-    if checkpoint is not None:
-        from pathlib import Path
+    if checkpoint is None:
+        return _dispatch(one, list(zip(settings, seeds, strict=True)), n_jobs, progress, desc)
 
-        folder = Path(checkpoint)
-        context = {"pathlib_core": source_fingerprint(), "fn": _fn_source(fn),
-                   "context": _clean(dict(checkpoint_context or {})), "experiment_seed": seed}
+    from pathlib import Path
 
-        def kept_or_run(setting: dict, run_seed: int) -> dict:
-            ident = _clean({"setting": setting, "seed": run_seed, **context})
-            key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]
-            file = folder / f"run-{key}.json"
-            try:
-                kept = json.loads(file.read_text(encoding="utf-8"))
-                if kept.get("ident") == ident:
-                    return kept["row"]
-            except (OSError, ValueError, KeyError, AttributeError):
-                pass
-            row = _clean(one(setting, run_seed))
-            atomic_write_text(file, json.dumps({"ident": ident, "row": row}))
-            return row
+    folder = Path(checkpoint)
+    context = {"pathlib_core": source_fingerprint(), "fn": _fn_source(fn),
+               "context": _clean(dict(checkpoint_context or {})), "experiment_seed": seed}
 
-        task = kept_or_run
-    else:
-        task = one
+    def ident_file(setting: dict, run_seed: int):
+        ident = _clean({"setting": setting, "seed": run_seed, **context})
+        key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]
+        return ident, folder / f"run-{key}.json"
 
-    iterator: Any = zip(settings, seeds, strict=True)
+    def kept(setting: dict, run_seed: int):
+        ident, file = ident_file(setting, run_seed)
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+            if data.get("ident") == ident:
+                return data["row"]
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass
+        return None
+
+    def run_and_keep(setting: dict, run_seed: int) -> dict:
+        ident, file = ident_file(setting, run_seed)
+        row = _clean(one(setting, run_seed))
+        atomic_write_text(file, json.dumps({"ident": ident, "row": row}))
+        return row
+
+    # kept runs are read here, and only the missing ones are dispatched: handing kept runs
+    # to joblib too would make its automatic batching (tuned on the instant ones) put the
+    # slow remainder into a few large batches, i.e. onto fewer workers than n_jobs
+    rows = [kept(s, sd) for s, sd in zip(settings, seeds, strict=True)]
+    todo = [k for k, r in enumerate(rows) if r is None]
+    fresh = _dispatch(run_and_keep, [(settings[k], seeds[k]) for k in todo], n_jobs, progress,
+                      desc)
+    for k, r in zip(todo, fresh, strict=True):
+        rows[k] = r
+    return rows
+
+
+def _dispatch(task: Callable[[dict, int], dict], jobs: list, n_jobs: int, progress: bool,
+              desc: str) -> list[dict]:
+    """``task(setting, seed)`` for every job, in order; joblib with one job per batch."""
+    iterator: Any = jobs
     if progress:
         from tqdm.auto import tqdm
 
-        iterator = tqdm(list(iterator), desc=desc)
-    if n_jobs == 1:
+        iterator = tqdm(jobs, desc=desc)
+    if n_jobs == 1 or len(jobs) <= 1:
         return [task(s, sd) for s, sd in iterator]
     from joblib import Parallel, delayed
 
-    return list(Parallel(n_jobs=n_jobs)(delayed(task)(s, sd) for s, sd in iterator))
+    return list(Parallel(n_jobs=n_jobs, batch_size=1)(delayed(task)(s, sd)
+                                                     for s, sd in iterator))
 
 
 def save_table(rows: Sequence[dict], name: str, *, directory=None) -> dict[str, Any]:

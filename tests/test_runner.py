@@ -85,3 +85,39 @@ def test_bad_input():
         save_table([], "a/b")
     with pytest.raises(ValueError, match="n must be"):
         spawn_seeds(0, -1)
+
+
+def _slow_pid(dataset, seed):
+    import os
+    import time
+
+    if dataset.startswith("slow"):
+        time.sleep(0.4)
+    return {"pid": os.getpid()}
+
+
+def test_resumed_run_spreads_the_missing_tasks_over_the_workers(tmp_path, monkeypatch):
+    # regression: kept runs were handed to joblib with the missing ones; its automatic
+    # batching, tuned on the instant kept runs, put the slow remainder into one worker's
+    # batch (a resumed full-mode run used one of its two workers for its last seven tasks)
+    settings = [{"dataset": f"d{k}"} for k in range(400)] + \
+        [{"dataset": f"slow{k}"} for k in range(4)]
+    kept = run_grid(_slow_pid, settings[:400], seed=5, progress=False, checkpoint=tmp_path)
+    import pathlib_core.runner as runner
+
+    dispatched = []
+    real = runner._dispatch
+
+    def spy(task, jobs, *args):
+        dispatched.append(len(jobs))
+        return real(task, jobs, *args)
+
+    monkeypatch.setattr(runner, "_dispatch", spy)
+    rows = run_grid(_slow_pid, settings, seed=5, n_jobs=2, progress=False, checkpoint=tmp_path)
+    assert dispatched == [4]  # the kept runs are read in the parent, never sent to a worker
+    # run k's seed depends only on k, so the first 400 are kept; a third call keeps all
+    assert rows[:400] == kept
+    again = run_grid(_slow_pid, settings, seed=5, n_jobs=2, progress=False, checkpoint=tmp_path)
+    assert dispatched == [4, 0] and again == rows
+    assert [r["dataset"] for r in rows] == [s["dataset"] for s in settings]
+    assert len({r["pid"] for r in rows[400:]}) == 2  # the missing runs used both workers
