@@ -1156,11 +1156,12 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         with HiGHS (``info["lp_rounds"]`` LP solves); if its multipliers ask for strong
         features, the split QP (interior-point rounds, ``info["qp_rounds"]``, then one exact
         active-set solve on the tight rows). The sets found are re-solved by the set iteration
-        and checked. A warm start seeds both with its active features; one that has strong
-        features runs the set iteration first and searches only once the iteration stops
-        making progress (from its tenth iteration on, the number of violated set conditions
-        has not fallen by 10 % within ``HINGE_STALL_WINDOW`` = 15 iterations). The cvxpy
-        restart is the last resort. Every returned result meets the same set conditions (20).
+        and checked. A warm start seeds both with its active features (one that has strong
+        features skips the LP). Only if the search fails does the set iteration run, until
+        it stops making progress (from its tenth iteration on, the number of violated set
+        conditions has not fallen by 10 % within ``HINGE_STALL_WINDOW`` = 15 iterations);
+        the cvxpy restart is the last resort. Every returned result meets the same set
+        conditions (20).
     warm_start : SelectiveResult, optional
         A previous dual solution (e.g. at a nearby ``mu``): its multipliers and feature sets
         start the iteration.
@@ -1213,14 +1214,13 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     # hinge loss: search the sets first, by the dual's linear program (exact when no feature
     # is strong, the usual case down to about 0.01 mu_0 on the EEG-like data) and then the
     # split QP (strong features included); a warm start seeds both with its active features,
-    # and one with strong features (which stay strong at a smaller mu) skips the LP and goes
-    # to the set iteration first
+    # and one with strong features (which stay strong at a smaller mu) skips the LP. The set
+    # iteration runs only if the search fails
     hinge = loss == "hinge" and mu > 0
     counts = {"lp_rounds": 0, "qp_rounds": 0}
-    search_first = hinge and (
-        warm_start is None or not np.any(warm_start.info.get("strong", False)))
-    out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, True, counts) \
-        if search_first else None
+    warm_strong = warm_start is not None and np.any(warm_start.info.get("strong", False))
+    out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, not warm_strong, counts) \
+        if hinge else None
     if out is None:
         lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
             X, y, gamma, mu, loss, warm_start, budget, tol,
@@ -1244,12 +1244,6 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
 
         coef0 = warm_start.coef if warm_start is not None else None
         out, alm_newton = alm_sets(X, y, gamma, mu, certify, coef0=coef0)
-        if out is not None:
-            lam, coef, b, it2, converged, strong, kink = out
-            n_iter += it2
-    if not converged and hinge and not search_first:
-        # the warm set iteration stalled: the split QP's search, seeded by the warm start
-        out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, False, counts)
         if out is not None:
             lam, coef, b, it2, converged, strong, kink = out
             n_iter += it2
@@ -1305,9 +1299,14 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
         cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows)
         if cut is None:
             return None
-        lam, strong, kink, counts["lp_rounds"] = cut
+        lam, coef, b, strong, kink, counts["lp_rounds"] = cut
         if not strong.any():
-            # no multiplier above mu: the LP is the dual, and its sets are re-solved exactly
+            # no multiplier above mu: the LP solution solves the dual; check (20) on it
+            s = X.T @ lam
+            K = np.flatnonzero(coef)
+            if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol, n):
+                return lam, coef, b, 1, True, strong, coef != 0
+            # not met to the tolerance: re-solve on its sets by the set iteration
             start = SelectiveResult(coef=np.zeros(n), intercept=0.0, dual=lam,
                                     active=kink, n_iter=0, objective=math.nan, gap=math.nan,
                                     method="dual", info={"strong": strong, "kink": kink})

@@ -61,9 +61,10 @@ def _solve_lp(y, bounds, XW, mu):
                       b_ub=np.full(2 * k, mu) if k else None, A_eq=np.ones((1, N)),
                       b_eq=[0.0], bounds=bounds, method="highs-ds", options=_LP_OPTIONS)
     if res.status != 0 or res.x is None:
-        return None, None
+        return None
     m = -np.asarray(res.ineqlin.marginals, float) if k else np.zeros(0)
-    return np.asarray(res.x, float), m[:k] - m[k:]
+    b = -float(res.eqlin.marginals[0])
+    return np.asarray(res.x, float), m[:k] - m[k:], b, float(res.fun)
 
 
 def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
@@ -84,37 +85,48 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
 
     Returns
     -------
-    (lam, strong, kink, rounds) or None
-        The LP solution, the proposed strong and kink sets (boolean masks of length ``n``) and
-        the number of LP solves; ``None`` when an LP fails or ``MAX_ROUNDS`` is reached.
+    (lam, coef, b, strong, kink, rounds) or None
+        The LP solution, its row multipliers (the coefficients ``a``, zero outside the
+        working set and for rows with ``|s_i| < mu``), the multiplier of the balance row
+        (the intercept), the proposed strong and kink sets (boolean masks of length ``n``)
+        and the number of LP solves; ``None`` when an LP fails or ``MAX_ROUNDS`` is reached.
+
+    Rows are dropped only after a round that raised the LP's optimal value, so the working
+    set cannot cycle (at a degenerate optimum, e.g. ``mu = mu_0``, it only grows).
     """
     N, n = X.shape
     c_box = 0.5 / gamma
     bounds = list(zip(np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0), strict=True))
     W = np.zeros(0, int) if rows is None else np.unique(np.asarray(rows, int))
-    lam, a = _solve_lp(y, bounds, X[:, W], mu)
-    if lam is None:
+    sol = _solve_lp(y, bounds, X[:, W], mu)
+    if sol is None:
         return None
+    lam, a, b, obj = sol
     s = X.T @ lam
+    obj_drop = -np.inf  # the optimal value when rows were last dropped
     for rounds in range(1, MAX_ROUNDS + 1):
         inW = np.zeros(n, bool)
         inW[W] = True
         viol = np.flatnonzero(~inW & (np.abs(s) - mu > ftol))
         if viol.size == 0:
-            a_full = np.zeros(n)
-            a_full[W] = a
-            strong = np.abs(a_full) > mu
-            kink = ~strong & ((np.abs(a_full) > 0) | (np.abs(np.abs(s) - mu) <= ftol))
-            return lam, strong, kink, rounds
-        if W.size:
+            coef = np.zeros(n)
+            sW = s[W]
+            # rows inside |s_i| < mu, or a multiplier against the sign of s_i: rounding
+            coef[W] = np.where((np.abs(sW) < mu - ftol) | (a * sW < 0), 0.0, a)
+            strong = np.abs(coef) > mu
+            kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
+            return lam, coef, b, strong, kink, rounds
+        if W.size and obj > obj_drop + 1e-12 * (1.0 + abs(obj)):
             W = W[(a != 0) | (np.abs(s[W]) >= DROP_BELOW * mu)]
+            obj_drop = obj
         k = max(1, int(BATCH * N))
         if viol.size > k:
             viol = viol[np.argpartition(-np.abs(s[viol]), k - 1)[:k]]
         W = np.union1d(W, viol)
-        lam, a = _solve_lp(y, bounds, X[:, W], mu)
-        if lam is None:
+        sol = _solve_lp(y, bounds, X[:, W], mu)
+        if sol is None:
             return None
+        lam, a, b, obj = sol
         s = X.T @ lam
     return None
 

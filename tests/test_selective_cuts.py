@@ -35,7 +35,7 @@ def test_split_qp_solves_the_dual_with_strong_features_exactly():
     X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=1)
     mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
     ftol = 1e-10 * (1 + np.abs(X).max() * 2)
-    lam, strong, kink, _ = hinge_lp_sets(X, y, 1.0, mu, ftol)
+    lam, _, _, strong, kink, _ = hinge_lp_sets(X, y, 1.0, mu, ftol)
     assert strong.any()  # the LP is not the dual here
     found = hinge_qp_sets(X, y, 1.0, mu, ftol, np.flatnonzero(strong | kink), lam)
     assert found is not None
