@@ -93,6 +93,7 @@ STALL_ITER = 8  # squared loss, warm start: set iterations before the ALM search
 SET_ITER = 20  # squared loss, cold start: set iterations before the ALM search takes over
 POLISH_ITER = 10  # set iterations from the sets the ALM search or the hinge LP proposes
 HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the search / cvxpy
+GAP_GUARD = 1e-6  # a "converged" fit whose relative duality gap exceeds this is refused
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
 
@@ -1285,6 +1286,14 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                              alm_newton=alm_newton, **counts)
 
 
+def _objects_ok(X, y, coef, b, lam, gamma, mu):
+    """The object and bias conditions of a hinge-loss solution found outside the set
+    iteration (whose inner problem meets them by construction): box, complementarity of
+    ``lambda`` with the margins, ``1' lambda = 0`` (:func:`kkt_residuals`, to 1e-9)."""
+    r = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge")
+    return max(r["objects"], r["bias"]) <= 1e-9
+
+
 def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
     """Hinge loss: the feature sets from the cutting-plane LP (``use_lp``; its sets are
     re-solved by the set iteration) and, if they do not certify, from the split QP
@@ -1304,7 +1313,8 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
             # no multiplier above mu: the LP solution solves the dual; check (20) on it
             s = X.T @ lam
             K = np.flatnonzero(coef)
-            if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol, n):
+            if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol, n) \
+                    and _objects_ok(X, y, coef, b, lam, gamma, mu):
                 return lam, coef, b, 1, True, strong, coef != 0
             # not met to the tolerance: re-solve on its sets by the set iteration
             start = SelectiveResult(coef=np.zeros(n), intercept=0.0, dual=lam,
@@ -1329,7 +1339,8 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
     kink = (coef != 0) & ~strong
     coef[strong] = s[strong]  # (20): equal to the multiplier, up to rounding
     P, K = np.flatnonzero(strong), np.flatnonzero(kink)
-    if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ftol, n):
+    if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ftol, n) or \
+            not _objects_ok(X, y, coef, b, lam, gamma, mu):
         return None
     # the same sets through the set iteration's own inner problem (N multipliers): usually
     # one iteration, and a cleaner duality gap than the split QP's larger system
@@ -1385,6 +1396,8 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
             kink = np.zeros_like(kink)
             strong = np.zeros_like(strong)
     gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
+    if converged and not abs(gap) <= GAP_GUARD:
+        converged = False  # the set conditions held, yet primal and dual disagree: refuse
     if not converged:
         raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
                            f"iterations without meeting its optimality conditions "

@@ -111,8 +111,10 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
         if viol.size == 0:
             coef = np.zeros(n)
             sW = s[W]
-            # rows inside |s_i| < mu, or a multiplier against the sign of s_i: rounding
-            coef[W] = np.where((np.abs(sW) < mu - ftol) | (a * sW < 0), 0.0, a)
+            # a row inside |s_i| < mu has no multiplier; a tiny one against the sign of
+            # s_i is rounding (with mu below ftol the sign of s_i itself is rounding)
+            noise = (a * sW < 0) & (np.abs(a) <= 1e-9 * (1.0 + np.abs(a).max(initial=0.0)))
+            coef[W] = np.where((np.abs(sW) < mu - ftol) | noise, 0.0, a)
             strong = np.abs(coef) > mu
             kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
             return lam, coef, b, strong, kink, rounds
@@ -282,9 +284,10 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
         W_new = _add_violators(W, s, mu, ftol, N)
         if W_new is None:
             sW, aW = s[W], res.nu[1:]
-            # a row with |s_i| < mu has c_i inside its bounds, so a zero multiplier; a
-            # multiplier of the wrong sign is rounding too
-            aW = np.where((np.abs(sW) < mu - ftol) | (aW * sW < 0), 0.0, aW)
+            # a row with |s_i| < mu has c_i inside its bounds, so a zero multiplier; a tiny
+            # one against the sign of s_i is rounding too
+            noise = (aW * sW < 0) & (np.abs(aW) <= 1e-9 * (1.0 + np.abs(aW).max(initial=0.0)))
+            aW = np.where((np.abs(sW) < mu - ftol) | noise, 0.0, aW)
             coef = np.zeros(n)
             coef[W] = aW
             return lam, coef, float(res.nu[0]), rounds

@@ -103,3 +103,25 @@ def test_regression_hiva_subsample_hinge_fit_is_certified():
     assert abs(d.gap) <= 1e-9 and not d.info["rescued"] and d.info["qp_rounds"] >= 1
     assert kkt_residuals(X, y, d.coef, d.intercept, d.dual, gamma=1.0, mu=mu,
                          loss="hinge")["max"] <= 1e-10
+
+
+@pytest.mark.parametrize("seed", [60, 290])
+def test_regression_duplicated_objects_with_mu0_at_rounding_level(seed):
+    # duplicated objects made mu_0 a rounding residue (~1e-16); at 0.05 mu_0 the LP search
+    # dropped its one multiplier as "against the sign of s_i" (s_i = +-1e-17) and returned
+    # a = 0, b = 0 with a relative duality gap of 0.2, unnoticed. Now such a multiplier is
+    # kept, the object conditions are checked too, and a gap above GAP_GUARD is refused
+    from selective_cases import DEGENERACIES, make_degenerate
+
+    rng = np.random.default_rng(seed)
+    N, n = rng.integers(6, 30), rng.integers(3, 80)
+    X = np.round(rng.standard_normal((N, n)), rng.choice([0, 1, 3]))
+    if rng.random() < 0.4:
+        X = (rng.random((N, n)) < 0.2).astype(float)
+    make_degenerate(X, DEGENERACIES[seed % len(DEGENERACIES)])
+    y = np.where(np.arange(N) % 3 == 0, 1.0, -1.0)[rng.permutation(N)]
+    gamma, frac = rng.choice([0.1, 1.0, 10.0]), rng.choice([0.01, 0.05, 0.2, 0.5, 0.9])
+    m0 = mu_0(X, y, gamma=gamma, loss="hinge")
+    assert m0 < 1e-12 and frac == 0.05
+    d = selective_fit(X, y, gamma=gamma, mu=frac * m0, loss="hinge")
+    _check(X, y, gamma, frac * m0, d)
