@@ -93,6 +93,7 @@ STALL_ITER = 8  # squared loss, warm start: set iterations before the ALM search
 SET_ITER = 20  # squared loss, cold start: set iterations before the ALM search takes over
 POLISH_ITER = 10  # set iterations from the sets the ALM search or the hinge LP proposes
 HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the search / cvxpy
+EXACT_SPLIT_ROWS = 2  # hinge: exact split-QP solve up to this many tight rows per object
 GAP_GUARD = 1e-6  # a "converged" fit whose relative duality gap exceeds this is refused
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
@@ -1329,7 +1330,16 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
     found = hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0)
     if found is None:
         return None
-    *_, W, z, counts["qp_rounds"] = found
+    lam_i, strong_i, kink_i, W, z, counts["qp_rounds"] = found
+    if strong_i.sum() + kink_i.sum() > EXACT_SPLIT_ROWS * N:
+        # too many tight rows for the dense exact solve of the split QP: the set iteration
+        # (N x N inner problems) re-solves on the interior-point sets, or the search fails
+        start = SelectiveResult(coef=np.zeros(n), intercept=0.0, dual=lam_i,
+                                active=strong_i | kink_i, n_iter=0, objective=math.nan,
+                                gap=math.nan, method="dual",
+                                info={"strong": strong_i, "kink": kink_i})
+        out = _dual_fit(X, y, gamma, mu, "hinge", start, min(max_iter, POLISH_ITER), tol)
+        return out if out[4] else None
     exact = hinge_qp_exact(X, y, gamma, mu, ftol, W, z)
     if exact is None:
         return None

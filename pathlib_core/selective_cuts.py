@@ -47,7 +47,8 @@ __all__: list[str] = []
 
 BATCH = 0.5  # rows added per round: at most this times N (the most violated ones)
 DROP_BELOW = 0.9  # rows with |s_i| < DROP_BELOW * mu and no multiplier leave the working set
-MAX_ROUNDS = 60  # LP solves before giving up
+MAX_ROUNDS = 60  # LP solves (or interior-point rounds) before giving up
+MAX_QP_ROWS = 10  # the split-QP search holds at most this many working-set rows per object
 _LP_OPTIONS = {"presolve": False, "primal_feasibility_tolerance": 1e-10,
                "dual_feasibility_tolerance": 1e-10}
 
@@ -185,15 +186,19 @@ def _ipm_point(XW, y, lo, hi, mu):
     return np.concatenate([lam.value, c.value, p.value, m.value]).astype(float)
 
 
-def _add_violators(W, s, mu, ftol, N):
-    """``W`` plus the ``BATCH * N`` most violated other rows (``|s_i| > mu``); ``None`` when
-    no row outside ``W`` is violated."""
+def _add_violators(W, s, mu, ftol, N, grow=False, cap=None):
+    """``W`` plus the ``BATCH * N`` (``grow``: at least ``|W|``; at most ``cap - |W|``) most
+    violated other rows (``|s_i| > mu``); ``None`` when no row outside ``W`` is violated."""
     inW = np.zeros(s.size, bool)
     inW[W] = True
     viol = np.flatnonzero(~inW & (np.abs(s) - mu > ftol))
     if viol.size == 0:
         return None
-    k = max(1, int(BATCH * N))
+    k = max(1, int(BATCH * N), W.size if grow else 0)
+    if cap is not None:
+        k = min(k, cap - W.size)
+        if k < 1:
+            return W  # full: the caller sees that nothing was added
     if viol.size > k:
         viol = viol[np.argpartition(-np.abs(s[viol]), k - 1)[:k]]
     return np.union1d(W, viol)
@@ -232,24 +237,36 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
     lo, hi = np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
     W = np.unique(np.asarray(rows, int))
     s = X.T @ np.asarray(lam0, float)
-    z = None
+    z, Wz = None, W  # the last interior-point solution and the rows it was solved on
+    obj, obj_drop = -np.inf, -np.inf
     for rounds in range(1, MAX_ROUNDS + 1):
-        W_new = _add_violators(W, s, mu, ftol, N)
+        if z is not None and obj > obj_drop + 1e-9 * (1.0 + abs(obj)):
+            # as in the LP: slack rows leave only after the optimal value rose
+            W = W[np.abs(s[W]) >= DROP_BELOW * mu]
+            obj_drop = obj
+        # the interior-point rounds cost little more for a larger working set: let it double
+        W_new = _add_violators(W, s, mu, ftol, N, grow=True, cap=MAX_QP_ROWS * N)
+        if W_new is not None and W_new.size == W.size and z is not None:
+            return None  # violated rows remain, but the working set is full
         if W_new is None and z is not None:
-            k = W.size
+            # done: the sets from the last solve, on the rows it had (Wz)
+            k = Wz.size
             c, p, m = z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
             delta = 1e-7 * mu
             strong = np.zeros(n, bool)
-            strong[W] = (p + m) > delta
+            strong[Wz] = (p + m) > delta
             kink = np.zeros(n, bool)
-            kink[W] = (np.abs(c) >= mu - delta) & ~strong[W]
-            return z[:N], strong, kink, W, z, rounds - 1
+            kink[Wz] = (np.abs(c) >= mu - delta) & ~strong[Wz]
+            return z[:N], strong, kink, Wz, z, rounds - 1
         W = W if W_new is None else W_new
         if W.size == 0:
             return None
-        z = _ipm_point(X[:, W], y, lo, hi, mu)
+        z, Wz = _ipm_point(X[:, W], y, lo, hi, mu), W
         if z is None:
             return None
+        k = W.size
+        p, m = z[N + k:N + 2 * k], z[N + 2 * k:]
+        obj = float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
         s = X.T @ z[:N]
     return None
 
