@@ -239,15 +239,18 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
     s = X.T @ np.asarray(lam0, float)
     z, Wz = None, W  # the last interior-point solution and the rows it was solved on
     obj, obj_drop = -np.inf, -np.inf
+    n_full = 0  # consecutive solves on a full working set
     for rounds in range(1, MAX_ROUNDS + 1):
         if z is not None and obj > obj_drop + 1e-9 * (1.0 + abs(obj)):
             # as in the LP: slack rows leave only after the optimal value rose
             W = W[np.abs(s[W]) >= DROP_BELOW * mu]
             obj_drop = obj
         # the interior-point rounds cost little more for a larger working set: let it double
-        W_new = _add_violators(W, s, mu, ftol, N, grow=True, cap=MAX_QP_ROWS * N)
-        if W_new is not None and W_new.size == W.size and z is not None:
-            return None  # violated rows remain, but the working set is full
+        cap = MAX_QP_ROWS * N
+        W_new = _add_violators(W, s, mu, ftol, N, grow=True, cap=cap)
+        n_full = n_full + 1 if Wz.size >= cap else 0
+        if W_new is not None and z is not None and (W_new.size == W.size or n_full >= 2):
+            return None  # violated rows remain, and the working set is full (twice in a row)
         if W_new is None and z is not None:
             # done: the sets from the last solve, on the rows it had (Wz)
             k = Wz.size
