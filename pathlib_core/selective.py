@@ -1211,8 +1211,6 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     squared = loss == "squared" and mu > 0
     budget = min(max_iter, SET_ITER if warm_start is None else STALL_ITER) if squared \
         else max_iter
-    # a set iteration (cold or warm) whose sets outgrow N objects is in the regime where it
-    # stalls: the search below is cheaper than letting it run its budget
     # hinge loss: search the sets first, by the dual's linear program (exact when no feature
     # is strong, the usual case down to about 0.01 mu_0 on the EEG-like data) and then the
     # split QP (strong features included); a warm start seeds both with its active features,
@@ -1224,6 +1222,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, not warm_strong, counts) \
         if hinge else None
     if out is None:
+        # a set iteration (cold or warm) whose sets outgrow N objects is in the regime where
+        # it stalls: the search below is cheaper than letting it run its budget
         lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
             X, y, gamma, mu, loss, warm_start, budget, tol,
             max_active=X.shape[0] if squared and USE_ALM else None,
@@ -1237,12 +1237,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         # the set iteration has not found the sets: search them with the augmented Lagrangian
         # method (N x N Newton systems), re-solve exactly on them and check (20)
         def certify(strong_a, kink_a, lam_a):
-            start = SelectiveResult(coef=np.zeros(X.shape[1]), intercept=0.0, dual=lam_a,
-                                    active=strong_a | kink_a, n_iter=0, objective=math.nan,
-                                    gap=math.nan, method="dual",
-                                    info={"strong": strong_a, "kink": kink_a})
-            out = _dual_fit(X, y, gamma, mu, loss, start, min(max_iter, POLISH_ITER), tol)
-            return out if out[4] else None
+            return _resolve_on_sets(X, y, gamma, mu, loss, lam_a, strong_a, kink_a, max_iter,
+                                    tol)
 
         coef0 = warm_start.coef if warm_start is not None else None
         out, alm_newton = alm_sets(X, y, gamma, mu, certify, coef0=coef0)
@@ -1287,6 +1283,16 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
                              alm_newton=alm_newton, **counts)
 
 
+def _resolve_on_sets(X, y, gamma, mu, loss, lam, strong, kink, max_iter, tol):
+    """The set iteration started at proposed sets (a search's): at most ``POLISH_ITER``
+    iterations; the :func:`_dual_fit` tuple if the set conditions (20) are met, else None."""
+    start = SelectiveResult(coef=np.zeros(X.shape[1]), intercept=0.0, dual=lam,
+                            active=strong | kink, n_iter=0, objective=math.nan, gap=math.nan,
+                            method="dual", info={"strong": strong, "kink": kink})
+    out = _dual_fit(X, y, gamma, mu, loss, start, min(max_iter, POLISH_ITER), tol)
+    return out if out[4] else None
+
+
 def _objects_ok(X, y, coef, b, lam, gamma, mu):
     """The object and bias conditions of a hinge-loss solution found outside the set
     iteration (whose inner problem meets them by construction): box, complementarity of
@@ -1296,12 +1302,13 @@ def _objects_ok(X, y, coef, b, lam, gamma, mu):
 
 
 def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
-    """Hinge loss: the feature sets from the cutting-plane LP (``use_lp``; its sets are
-    re-solved by the set iteration) and, if they do not certify, from the split QP
-    (:mod:`.selective_cuts`: interior-point rounds, then one exact active-set solve). Both
-    start from the active features and multipliers of ``warm`` (or the LP's). Returns the
-    :func:`_dual_fit` tuple, or ``None`` unless the set conditions (20) are met; ``counts``
-    gets the LP solves and interior-point rounds."""
+    """Hinge loss: a solution from the cutting-plane LP (``use_lp``; certified directly when
+    no multiplier exceeds ``mu``) or else from the split QP (:mod:`.selective_cuts`:
+    interior-point rounds, then one exact active-set solve, whose sets the set iteration
+    re-solves). Both start from the active features and multipliers of ``warm`` (the QP from
+    the LP's). Returns the :func:`_dual_fit` tuple, or ``None`` unless the set conditions (20)
+    and the object conditions are met; ``counts`` gets the LP solves and interior-point
+    rounds."""
     N, n = X.shape
     ftol = tol * (1.0 + np.abs(X).max() * (1.0 + np.abs(y).max()))
     rows, lam0 = (None, None) if warm is None else (np.flatnonzero(warm.coef), warm.dual)
@@ -1318,11 +1325,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
                     and _objects_ok(X, y, coef, b, lam, gamma, mu):
                 return lam, coef, b, 1, True, strong, coef != 0
             # not met to the tolerance: re-solve on its sets by the set iteration
-            start = SelectiveResult(coef=np.zeros(n), intercept=0.0, dual=lam,
-                                    active=kink, n_iter=0, objective=math.nan, gap=math.nan,
-                                    method="dual", info={"strong": strong, "kink": kink})
-            out = _dual_fit(X, y, gamma, mu, "hinge", start, min(max_iter, POLISH_ITER), tol)
-            return out if out[4] else None
+            return _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol)
         # strong features are wanted: the split QP, from the LP's rows and multipliers
         rows, lam0 = np.flatnonzero(strong | kink), lam
     if rows is None:
@@ -1334,12 +1337,8 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
     if strong_i.sum() + kink_i.sum() > EXACT_SPLIT_ROWS * N:
         # too many tight rows for the dense exact solve of the split QP: the set iteration
         # (N x N inner problems) re-solves on the interior-point sets, or the search fails
-        start = SelectiveResult(coef=np.zeros(n), intercept=0.0, dual=lam_i,
-                                active=strong_i | kink_i, n_iter=0, objective=math.nan,
-                                gap=math.nan, method="dual",
-                                info={"strong": strong_i, "kink": kink_i})
-        out = _dual_fit(X, y, gamma, mu, "hinge", start, min(max_iter, POLISH_ITER), tol)
-        return out if out[4] else None
+        return _resolve_on_sets(X, y, gamma, mu, "hinge", lam_i, strong_i, kink_i, max_iter,
+                                tol)
     exact = hinge_qp_exact(X, y, gamma, mu, ftol, W, z)
     if exact is None:
         return None
@@ -1354,11 +1353,8 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts):
         return None
     # the same sets through the set iteration's own inner problem (N multipliers): usually
     # one iteration, and a cleaner duality gap than the split QP's larger system
-    start = SelectiveResult(coef=coef, intercept=b, dual=lam, active=strong | kink, n_iter=0,
-                            objective=math.nan, gap=math.nan, method="dual",
-                            info={"strong": strong, "kink": kink})
-    out = _dual_fit(X, y, gamma, mu, "hinge", start, min(max_iter, POLISH_ITER), tol)
-    if out[4]:
+    out = _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol)
+    if out is not None:
         return out[:3] + (rounds + out[3],) + out[4:]
     return lam, coef, b, rounds, True, strong, kink
 

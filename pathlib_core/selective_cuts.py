@@ -106,10 +106,7 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
     s = X.T @ lam
     obj_drop = -np.inf  # the optimal value when rows were last dropped
     for rounds in range(1, MAX_ROUNDS + 1):
-        inW = np.zeros(n, bool)
-        inW[W] = True
-        viol = np.flatnonzero(~inW & (np.abs(s) - mu > ftol))
-        if viol.size == 0:
+        if _add_violators(W, s, mu, ftol, N) is None:  # no violated row left: done
             coef = np.zeros(n)
             sW = s[W]
             # a row inside |s_i| < mu has no multiplier; a tiny one against the sign of
@@ -122,10 +119,7 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
         if W.size and obj > obj_drop + 1e-12 * (1.0 + abs(obj)):
             W = W[(a != 0) | (np.abs(s[W]) >= DROP_BELOW * mu)]
             obj_drop = obj
-        k = max(1, int(BATCH * N))
-        if viol.size > k:
-            viol = viol[np.argpartition(-np.abs(s[viol]), k - 1)[:k]]
-        W = np.union1d(W, viol)
+        W = _add_violators(W, s, mu, ftol, N)
         sol = _solve_lp(y, bounds, X[:, W], mu)
         if sol is None:
             return None
