@@ -788,6 +788,16 @@ def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
                     solver="active-set", info=info, _data=d)
 
 
+def _highs(d: _QPData, method: str = "highs", options: dict | None = None):
+    """``scipy.optimize.linprog`` (HiGHS) on ``min q'x`` over the constraints of ``d``."""
+    mG, mA = d.G.shape[0], d.A.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return linprog(d.q, A_ub=d.G if mG else None, b_ub=d.h if mG else None,
+                       A_eq=d.A if mA else None, b_eq=d.b if mA else None,
+                       bounds=_bounds_list(d.lb, d.ub), method=method, options=options)
+
+
 def _is_lp(d: _QPData) -> bool:
     return d.P is None or not np.any(d.P)
 
@@ -797,14 +807,8 @@ def _lp_vertex(d: _QPData) -> tuple[np.ndarray | None, str]:
 
     Returns ``(x, "lp-simplex")``, ``(None, "infeasible")`` or ``(None, reason)`` when HiGHS
     gives no solution (e.g. an unbounded LP, left to the active-set method and its ray)."""
-    mG, mA = d.G.shape[0], d.A.shape[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = linprog(d.q, A_ub=d.G if mG else None, b_ub=d.h if mG else None,
-                      A_eq=d.A if mA else None, b_eq=d.b if mA else None,
-                      bounds=_bounds_list(d.lb, d.ub), method="highs-ds",
-                      options={"primal_feasibility_tolerance": 1e-10,
-                               "dual_feasibility_tolerance": 1e-10})
+    res = _highs(d, method="highs-ds", options={"primal_feasibility_tolerance": 1e-10,
+                                                  "dual_feasibility_tolerance": 1e-10})
     if res.status == 2:
         return None, "infeasible"
     if res.status != 0 or res.x is None:
@@ -1019,11 +1023,7 @@ def solve_lp(c, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
     d = _qp_data(None, c, G=G, h=h, A=A, b=b, lb=lb, ub=ub, qname="c")
     tol = positive_scalar(tol, "tol")
     mG, mA = d.G.shape[0], d.A.shape[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = linprog(d.q, A_ub=d.G if mG else None, b_ub=d.h if mG else None,
-                      A_eq=d.A if mA else None, b_eq=d.b if mA else None,
-                      bounds=_bounds_list(d.lb, d.ub), method="highs")
+    res = _highs(d)
     status = {0: "optimal", 1: "max_iter", 2: "infeasible", 3: "unbounded"}.get(res.status,
                                                                                 "error")
     n_iter = int(getattr(res, "nit", -1) or -1)

@@ -43,6 +43,8 @@ import warnings
 import numpy as np
 from scipy.optimize import linprog
 
+from .qp import solve_qp
+
 __all__: list[str] = []
 
 BATCH = 0.5  # rows added per round: at most this times N (the most violated ones)
@@ -51,6 +53,20 @@ MAX_ROUNDS = 60  # LP solves (or interior-point rounds) before giving up
 MAX_QP_ROWS = 10  # the split-QP search holds at most this many working-set rows per object
 _LP_OPTIONS = {"presolve": False, "primal_feasibility_tolerance": 1e-10,
                "dual_feasibility_tolerance": 1e-10}
+
+
+def _box(y, gamma):
+    """Bounds of the dual variables: ``0 <= y_j lambda_j <= 1 / (2 gamma)``."""
+    c_box = 0.5 / gamma
+    return np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
+
+
+def _row_coefficients(a, sW, mu, ftol):
+    """Row multipliers as coefficients: zero for a row inside ``|s_i| < mu`` (no multiplier)
+    and for a tiny one against the sign of ``s_i`` (rounding; with ``mu`` below ``ftol``
+    the sign of ``s_i`` itself is rounding, so a large one is kept)."""
+    noise = (a * sW < 0) & (np.abs(a) <= 1e-9 * (1.0 + np.abs(a).max(initial=0.0)))
+    return np.where((np.abs(sW) < mu - ftol) | noise, 0.0, a)
 
 
 def _solve_lp(y, bounds, XW, mu):
@@ -96,8 +112,7 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
     set cannot cycle (at a degenerate optimum, e.g. ``mu = mu_0``, it only grows).
     """
     N, n = X.shape
-    c_box = 0.5 / gamma
-    bounds = list(zip(np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0), strict=True))
+    bounds = list(zip(*_box(y, gamma), strict=True))
     W = np.zeros(0, int) if rows is None else np.unique(np.asarray(rows, int))
     sol = _solve_lp(y, bounds, X[:, W], mu)
     if sol is None:
@@ -108,11 +123,7 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
     for rounds in range(1, MAX_ROUNDS + 1):
         if _add_violators(W, s, mu, ftol, N) is None:  # no violated row left: done
             coef = np.zeros(n)
-            sW = s[W]
-            # a row inside |s_i| < mu has no multiplier; a tiny one against the sign of
-            # s_i is rounding (with mu below ftol the sign of s_i itself is rounding)
-            noise = (a * sW < 0) & (np.abs(a) <= 1e-9 * (1.0 + np.abs(a).max(initial=0.0)))
-            coef[W] = np.where((np.abs(sW) < mu - ftol) | noise, 0.0, a)
+            coef[W] = _row_coefficients(a, s[W], mu, ftol)
             strong = np.abs(coef) > mu
             kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
             return lam, coef, b, strong, kink, rounds
@@ -227,8 +238,7 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
         is reached.
     """
     N, n = X.shape
-    c_box = 0.5 / gamma
-    lo, hi = np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
+    lo, hi = _box(y, gamma)
     W = np.unique(np.asarray(rows, int))
     s = X.T @ np.asarray(lam0, float)
     z, Wz = None, W  # the last interior-point solution and the rows it was solved on
@@ -280,11 +290,8 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
         ``coef`` the row multipliers (zero outside the working set), ``b`` the multiplier
         of the balance row; None if a QP fails or ``MAX_ROUNDS`` is reached.
     """
-    from .qp import solve_qp
-
     N, n = X.shape
-    c_box = 0.5 / gamma
-    lo, hi = np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
+    lo, hi = _box(y, gamma)
     lam = z[:N]
     s = X.T @ lam
     W = W[np.abs(s[W]) >= mu * (1.0 - 1e-6)]
@@ -297,13 +304,8 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
         s = X.T @ lam
         W_new = _add_violators(W, s, mu, ftol, N)
         if W_new is None:
-            sW, aW = s[W], res.nu[1:]
-            # a row with |s_i| < mu has c_i inside its bounds, so a zero multiplier; a tiny
-            # one against the sign of s_i is rounding too
-            noise = (aW * sW < 0) & (np.abs(aW) <= 1e-9 * (1.0 + np.abs(aW).max(initial=0.0)))
-            aW = np.where((np.abs(sW) < mu - ftol) | noise, 0.0, aW)
             coef = np.zeros(n)
-            coef[W] = aW
+            coef[W] = _row_coefficients(res.nu[1:], s[W], mu, ftol)
             return lam, coef, float(res.nu[0]), rounds
         W = W_new
     return None
