@@ -23,7 +23,7 @@ and an LP solution is optimal for (22) exactly when the multipliers :math:`a_i` 
 ``|x^i' lambda| <= mu`` satisfy :math:`|a_i| \le \mu` (they are then the coefficients of the
 kink features, eq. (20)). With thousands of features and ``N`` objects only a few hundred rows
 are ever tight, so the LP is solved by constraint generation: solve it on a working set of
-rows (HiGHS dual simplex), add the most violated of the other rows (``|s_i| > mu``), drop rows
+rows (HiGHS dual simplex, one model updated in place), add the most violated of the other rows (``|s_i| > mu``), drop rows
 that are slack by a margin and carry no multiplier, repeat until no row is violated.
 
 When a strong feature is needed (a multiplier above ``mu``) the LP is not the dual; then
@@ -41,7 +41,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.optimize import linprog
 
 from .qp import solve_qp
 
@@ -51,8 +50,8 @@ BATCH = 0.5  # rows added per round: at most this times N (the most violated one
 DROP_BELOW = 0.9  # rows with |s_i| < DROP_BELOW * mu and no multiplier leave the working set
 MAX_ROUNDS = 60  # LP solves (or interior-point rounds) before giving up
 MAX_QP_ROWS = 10  # the split-QP search holds at most this many working-set rows per object
-_LP_OPTIONS = {"presolve": False, "primal_feasibility_tolerance": 1e-10,
-               "dual_feasibility_tolerance": 1e-10}
+_LP_OPTIONS = {"presolve": "off", "solver": "simplex", "simplex_strategy": 1,  # dual simplex
+               "primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
 def _box(y, gamma):
@@ -69,22 +68,79 @@ def _row_coefficients(a, sW, mu, ftol):
     return np.where((np.abs(sW) < mu - ftol) | noise, 0.0, a)
 
 
-def _solve_lp(y, bounds, XW, mu):
-    N = XW.shape[0]
-    k = XW.shape[1]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = linprog(-y, A_ub=np.vstack([XW.T, -XW.T]) if k else None,
-                      b_ub=np.full(2 * k, mu) if k else None, A_eq=np.ones((1, N)),
-                      b_eq=[0.0], bounds=bounds, method="highs-ds", options=_LP_OPTIONS)
-    if res.status != 0 or res.x is None:
-        return None
-    m = -np.asarray(res.ineqlin.marginals, float) if k else np.zeros(0)
-    b = -float(res.eqlin.marginals[0])
-    return np.asarray(res.x, float), m[:k] - m[k:], b, float(res.fun)
+class _WorkingLP:
+    """The LP above on a working set ``W`` of rows, as one persistent HiGHS model.
+
+    Columns are the ``N`` multipliers (box bounds, cost ``-y``), row 0 is ``1' lambda = 0``
+    and every feature ``i`` in ``W`` is one ranged row ``-mu <= x^i' lambda <= mu``. Between
+    rounds rows are deleted and added in place, so each re-solve starts from the last basis
+    (dual simplex: added rows leave it dual feasible), and no dense ``2|W| x N`` copy or
+    ``linprog`` set-up is paid per round (6 ms instead of 33 ms per LP solve with 300 rows
+    at ``N = 196``).
+    """
+
+    def __init__(self, X, y, gamma, mu):
+        import highspy
+
+        self.X, self.y, self.gamma, self.mu, self.N = X, y, gamma, float(mu), X.shape[0]
+        lo, hi = _box(y, gamma)
+        self._optimal = highspy.HighsModelStatus.kOptimal
+        h = highspy.Highs()
+        h.silent()
+        for key, val in _LP_OPTIONS.items():
+            h.setOptionValue(key, val)
+        N = self.N
+        h.addCols(N, -np.asarray(y, float), np.asarray(lo, float), np.asarray(hi, float), 0,
+                  np.zeros(N, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        h.addRow(0.0, 0.0, N, np.arange(N, dtype=np.int32), np.ones(N))
+        self.h = h
+        self.W = np.zeros(0, int)  # the feature of each ranged row, in model order
+
+    def serves(self, X, y, gamma) -> bool:
+        """Whether this model is the LP of ``(X, y, gamma)`` (the same arrays)."""
+        return X is self.X and y is self.y and gamma == self.gamma
+
+    def set_mu(self, mu):
+        """Re-bound every ranged row to ``[-mu, mu]`` (the basis is kept)."""
+        self.mu = float(mu)
+        k = self.W.size
+        if k:
+            self.h.changeRowsBounds(k, np.arange(1, k + 1, dtype=np.int32),
+                                    np.full(k, -self.mu), np.full(k, self.mu))
+
+    def set_rows(self, W) -> np.ndarray:
+        """Make the working set ``W`` (rows not in it deleted, new ones appended); returns
+        the features in model order (the order of the multipliers :meth:`solve` returns)."""
+        W = np.asarray(W, int)
+        keep = np.isin(self.W, W)
+        if not keep.all():
+            drop = (np.flatnonzero(~keep) + 1).astype(np.int32)
+            self.h.deleteRows(drop.size, drop)
+            self.W = self.W[keep]
+        new = W[~np.isin(W, self.W)]
+        if new.size:
+            N = self.N
+            vals = np.ascontiguousarray(self.X[:, new].T).ravel()
+            self.h.addRows(new.size, np.full(new.size, -self.mu), np.full(new.size, self.mu),
+                           vals.size, (np.arange(new.size) * N).astype(np.int32),
+                           np.tile(np.arange(N, dtype=np.int32), new.size), vals)
+            self.W = np.concatenate([self.W, new])
+        return self.W
+
+    def solve(self):
+        """``(lam, a, b, value)``: the solution, the row multipliers (in the order of
+        :attr:`W`; positive at ``x^i' lambda = mu``), the multiplier of the balance row
+        (the intercept) and the optimal value; ``None`` if HiGHS does not report optimal."""
+        self.h.run()
+        if self.h.getModelStatus() != self._optimal:
+            return None
+        sol = self.h.getSolution()
+        rd = np.asarray(sol.row_dual, float)
+        return (np.asarray(sol.col_value, float), -rd[1:], -float(rd[0]),
+                float(self.h.getInfo().objective_function_value))
 
 
-def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
+def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
     """Feature sets of the hinge-loss dual from the LP above, by constraint generation.
 
     Parameters
@@ -99,22 +155,32 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
     rows : array_like of int, optional
         First working set of rows (e.g. the active features of a fit at a nearby ``mu``);
         empty by default.
+    lp : _WorkingLP, optional
+        The model returned by an earlier call on the same ``X``, ``y`` and ``gamma`` (at
+        another ``mu``, e.g. the previous point of a path): its rows are kept (re-bounded to
+        ``mu``, joined by ``rows``) and its last basis starts the dual simplex.
 
     Returns
     -------
-    (lam, coef, b, strong, kink, rounds) or None
+    (lam, coef, b, strong, kink, rounds, lp) or None
         The LP solution, its row multipliers (the coefficients ``a``, zero outside the
         working set and for rows with ``|s_i| < mu``), the multiplier of the balance row
-        (the intercept), the proposed strong and kink sets (boolean masks of length ``n``)
-        and the number of LP solves; ``None`` when an LP fails or ``MAX_ROUNDS`` is reached.
+        (the intercept), the proposed strong and kink sets (boolean masks of length ``n``),
+        the number of LP solves and the LP model (for a next call); ``None`` when an LP
+        fails or ``MAX_ROUNDS`` is reached.
 
     Rows are dropped only after a round that raised the LP's optimal value, so the working
     set cannot cycle (at a degenerate optimum, e.g. ``mu = mu_0``, it only grows).
     """
     N, n = X.shape
-    bounds = list(zip(*_box(y, gamma), strict=True))
     W = np.zeros(0, int) if rows is None else np.unique(np.asarray(rows, int))
-    sol = _solve_lp(y, bounds, X[:, W], mu)
+    if lp is not None and lp.serves(X, y, gamma):
+        lp.set_mu(mu)
+        W = np.union1d(lp.W, W)
+    else:
+        lp = _WorkingLP(X, y, gamma, mu)
+    W = lp.set_rows(W)
+    sol = lp.solve()
     if sol is None:
         return None
     lam, a, b, obj = sol
@@ -126,12 +192,12 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None):
             coef[W] = _row_coefficients(a, s[W], mu, ftol)
             strong = np.abs(coef) > mu
             kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
-            return lam, coef, b, strong, kink, rounds
+            return lam, coef, b, strong, kink, rounds, lp
         if W.size and obj > obj_drop + 1e-12 * (1.0 + abs(obj)):
             W = W[(a != 0) | (np.abs(s[W]) >= DROP_BELOW * mu)]
             obj_drop = obj
-        W = _add_violators(W, s, mu, ftol, N)
-        sol = _solve_lp(y, bounds, X[:, W], mu)
+        W = lp.set_rows(_add_violators(W, s, mu, ftol, N))
+        sol = lp.solve()
         if sol is None:
             return None
         lam, a, b, obj = sol

@@ -398,7 +398,7 @@ def test_hinge_lp_sets_solve_the_lp_over_all_rows():
     X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=3)
     N, n = X.shape
     mu = 0.2 * mu_0(X, y, gamma=2.0, loss="hinge")
-    lam, coef, b, strong, kink, rounds = hinge_lp_sets(X, y, 2.0, mu, 1e-10)
+    lam, coef, b, strong, kink, rounds, _ = hinge_lp_sets(X, y, 2.0, mu, 1e-10)
     assert rounds >= 2
     c_box = 0.25
     full = linprog(-y, A_ub=np.vstack([X.T, -X.T]), b_ub=np.full(2 * n, mu),

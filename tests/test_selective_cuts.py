@@ -35,7 +35,7 @@ def test_split_qp_solves_the_dual_with_strong_features_exactly():
     X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=1)
     mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
     ftol = 1e-10 * (1 + np.abs(X).max() * 2)
-    lam, _, _, strong, kink, _ = hinge_lp_sets(X, y, 1.0, mu, ftol)
+    lam, _, _, strong, kink, _, _ = hinge_lp_sets(X, y, 1.0, mu, ftol)
     assert strong.any()  # the LP is not the dual here
     found = hinge_qp_sets(X, y, 1.0, mu, ftol, np.flatnonzero(strong | kink), lam)
     assert found is not None
@@ -125,3 +125,45 @@ def test_regression_duplicated_objects_with_mu0_at_rounding_level(seed):
     assert m0 < 1e-12 and frac == 0.05
     d = selective_fit(X, y, gamma=gamma, mu=frac * m0, loss="hinge")
     _check(X, y, gamma, frac * m0, d)
+
+
+@pytest.mark.parametrize("n_pos", [6, 15, 23])  # unbalanced, balanced, unbalanced (N = 30)
+def test_hinge_mu0_equals_the_full_linear_program(n_pos):
+    # oracle: the LP (39) with every one of the 2 n rows, in one scipy linprog call:
+    # min t  s.t.  |X' lam| <= t, 1' lam = 0, y' lam = 2 opt, lam in the box
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(n_pos)
+    N, n, gamma = 30, 400, 0.7
+    X = rng.standard_normal((N, n))
+    X[:, 5] = X[:, 4]  # a duplicated feature
+    y = np.r_[np.ones(n_pos), -np.ones(N - n_pos)]
+    c_box = 0.5 / gamma
+    opt = min(n_pos, N - n_pos) * c_box
+    G = np.block([[X.T, -np.ones((n, 1))], [-X.T, -np.ones((n, 1))]])
+    A = np.vstack([np.r_[np.ones(N), 0.0], np.r_[y, 0.0]])
+    bounds = [(0.0, c_box) if yj > 0 else (-c_box, 0.0) for yj in y] + [(0.0, None)]
+    res = linprog(np.r_[np.zeros(N), 1.0], A_ub=G, b_ub=np.zeros(2 * n), A_eq=A,
+                  b_eq=[0.0, 2 * opt], bounds=bounds, method="highs")
+    assert res.status == 0
+    assert mu_0(X, y, gamma=gamma, loss="hinge") == pytest.approx(res.fun, rel=1e-9)
+
+
+def test_lp_model_carried_to_the_next_mu_gives_the_fresh_solution():
+    # a path reuses one working-set LP (rows re-bounded, basis kept): at every mu its
+    # solution must be the one a fresh model finds
+    X, y = eeg_like(n_objects=40, n_channels=12, n_samples=25, seed=3)
+    m0 = mu_0(X, y, gamma=1.0, loss="hinge")
+    ftol = 1e-10 * (1.0 + np.abs(X).max() * 2.0)
+    lp = None
+    for frac in (0.9, 0.6, 0.4, 0.25):
+        mu = frac * m0
+        carried = hinge_lp_sets(X, y, 1.0, mu, ftol, lp=lp)
+        fresh = hinge_lp_sets(X, y, 1.0, mu, ftol)
+        assert carried is not None and fresh is not None
+        lp = carried[-1]
+        assert fresh[-1] is not lp
+        assert float(-y @ carried[0]) == pytest.approx(float(-y @ fresh[0]), abs=1e-9)
+        np.testing.assert_allclose(carried[1], fresh[1], atol=1e-8)  # coefficients
+        np.testing.assert_array_equal(carried[3], fresh[3])  # strong set
+    assert lp.W.size > 0
