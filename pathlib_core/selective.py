@@ -71,7 +71,7 @@ from ._validation import (
 from .path import Event, FunctionSegment, Path
 from .qp import solve_lp, solve_qp
 from .selective_alm import alm_sets
-from .selective_cuts import hinge_lp_sets, hinge_qp_exact, hinge_qp_sets
+from .selective_cuts import _box, hinge_lp_sets, hinge_qp_exact, hinge_qp_sets
 
 __all__ = [
     "SelectiveResult",
@@ -550,10 +550,8 @@ def _empty_dual(X, y, gamma, loss):
     # hinge: the LP (39) min -y'lam on the box, 1'lam = 0 has optimum -min(N+, N-)/gamma
     # (u_j = y_j lam_j); pick among its solutions the one with the smallest ||X' lam||_inf.
     n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
-    c_box = 0.5 / gamma
-    opt = min(n_pos, n_neg) * c_box
-    lb = np.where(y > 0, 0.0, -c_box)
-    ub = np.where(y > 0, c_box, 0.0)
+    opt = min(n_pos, n_neg) * 0.5 / gamma
+    lb, ub = _box(y, gamma)
     n = X.shape[1]
     # variables (lam, t): min t  s.t.  +-x^i'lam - t <= 0 for the rows i in a working set W,
     # 1'lam = 0, y'lam = 2 opt. Constraint generation: only a few of the 2 n rows are tight,
@@ -568,7 +566,7 @@ def _empty_dual(X, y, gamma, loss):
     lb_t, ub_t = np.append(lb, 0.0), np.append(ub, np.inf)
     lam = y * np.where(y > 0, opt / n_pos, opt / n_neg)  # feasible: 1'lam = 0, y'lam = 2 opt
     if n_pos == n_neg:
-        return lam  # balanced classes: every u_j = c_box, the only feasible point
+        return lam  # balanced classes: every y_j lam_j = 1 / (2 gamma), the only feasible point
     s = X.T @ lam
     scale = 1.0 + float(np.abs(s).max(initial=0.0))
     W = np.argsort(-np.abs(s), kind="stable")[:min(n, 2 * N)]
@@ -670,9 +668,7 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0):
             sol = scipy.linalg.lstsq(M, rhs, check_finite=False)[0]
             ok = np.allclose(M @ sol, rhs, rtol=1e-7, atol=1e-7 * (1 + np.abs(rhs).max()))
         return sol[:N], float(sol[N]), sol[N + 1:], ok
-    c_box = 0.5 / gamma
-    lb = np.where(y > 0, 0.0, -c_box)
-    ub = np.where(y > 0, c_box, 0.0)
+    lb, ub = _box(y, gamma)
     A = np.vstack([np.ones((1, N)), XK.T])
     b = np.concatenate([[0.0], sig * mu])
     H = 0.5 * (H + H.T)

@@ -23,8 +23,9 @@ and an LP solution is optimal for (22) exactly when the multipliers :math:`a_i` 
 ``|x^i' lambda| <= mu`` satisfy :math:`|a_i| \le \mu` (they are then the coefficients of the
 kink features, eq. (20)). With thousands of features and ``N`` objects only a few hundred rows
 are ever tight, so the LP is solved by constraint generation: solve it on a working set of
-rows (HiGHS dual simplex, one model updated in place), add the most violated of the other rows (``|s_i| > mu``), drop rows
-that are slack by a margin and carry no multiplier, repeat until no row is violated.
+rows (HiGHS dual simplex, one model updated in place), add the most violated of the other
+rows (``|s_i| > mu``), drop rows that are slack by a margin and carry no multiplier, repeat
+until no row is violated.
 
 When a strong feature is needed (a multiplier above ``mu``) the LP is not the dual; then
 :func:`hinge_qp_sets` and :func:`hinge_qp_exact` solve the dual as a QP in a split of ``s``
