@@ -172,12 +172,13 @@ def _primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
     return float(gamma * _selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
 
 
-def _dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
+def _dual_objective(X, y, lam, *, gamma, mu, loss, s=None) -> float:
     r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
 
     Feasibility (:math:`\sum\lambda_j = 0`, the box for the hinge loss) is not checked here.
+    ``s``: ``X' lam`` if the caller has it already.
     """
-    s = X.T @ lam
+    s = X.T @ lam if s is None else s
     w = 0.5 * np.maximum(0.0, s * s - mu * mu).sum()
     if loss == "squared":
         w += 0.5 * gamma * float(lam @ lam) - float(y @ lam)
@@ -194,7 +195,7 @@ def _dual_infeasibility(y, lam, gamma, loss) -> float:
     return v
 
 
-def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
+def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None) -> float:
     r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda)) / \max(1, |J|)`.
 
     Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam``
@@ -202,18 +203,18 @@ def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
     so that an infeasible ``lam`` cannot produce a small value.
     """
     J = _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
-    D = -2.0 * gamma * _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
+    D = -2.0 * gamma * _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss, s=s)
     scale = max(1.0, abs(J))
     infeas = _dual_infeasibility(y, lam, gamma, loss) * (1.0 + float(np.abs(y).sum()))
     return float((J - D) / scale + infeas / scale)
 
 
-def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
-    """The residuals of :func:`kkt_residuals` for trusted arrays."""
+def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None) -> dict:
+    """The residuals of :func:`kkt_residuals` for trusted arrays (``s = X' lam`` if known)."""
     X = np.asarray(X, float)
     a = np.asarray(coef, float)
     lam = np.asarray(lam, float)
-    s = X.T @ lam
+    s = X.T @ lam if s is None else s
     sc = 1.0 + float(np.abs(s).max(initial=0.0))
     absa = np.abs(a)
     v = np.where(absa > mu, np.abs(a - s), 0.0)
@@ -1340,11 +1341,11 @@ def _resolve_on_sets(X, y, gamma, mu, loss, lam, strong, kink, max_iter, tol, sc
     return out if out[4] else None
 
 
-def _objects_ok(X, y, coef, b, lam, gamma, mu):
+def _objects_ok(X, y, coef, b, lam, gamma, mu, s=None):
     """The object and bias conditions of a hinge-loss solution found outside the set
     iteration (whose inner problem meets them by construction): box, complementarity of
     ``lambda`` with the margins, ``1' lambda = 0`` (:func:`kkt_residuals`, to 1e-9)."""
-    r = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge")
+    r = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s)
     return max(r["objects"], r["bias"]) <= 1e-9
 
 
@@ -1376,7 +1377,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
             s = X.T @ lam
             K = np.flatnonzero(coef)
             if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol, n) \
-                    and _objects_ok(X, y, coef, b, lam, gamma, mu):
+                    and _objects_ok(X, y, coef, b, lam, gamma, mu, s):
                 return lam, coef, b, 1, True, strong, coef != 0
             # not met to the tolerance: re-solve on its sets by the set iteration
             return _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
@@ -1404,7 +1405,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
     coef[strong] = s[strong]  # (20): equal to the multiplier, up to rounding
     P, K = np.flatnonzero(strong), np.flatnonzero(kink)
     if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ftol, n) or \
-            not _objects_ok(X, y, coef, b, lam, gamma, mu):
+            not _objects_ok(X, y, coef, b, lam, gamma, mu, s):
         return None
     # the same sets through the set iteration's own inner problem (N multipliers): usually
     # one iteration, and a cleaner duality gap than the split QP's larger system
@@ -1445,8 +1446,8 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
     """The :class:`SelectiveResult` of a dual solution, with its duality gap; raises
     ``RuntimeError`` if the set conditions were not met (never an unconverged result)."""
     J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
-    if converged and coef.any() and \
-            np.max(np.abs(X.T @ lam)) <= mu * (1.0 + 1e-9) + 1e-12:
+    s = X.T @ lam
+    if converged and coef.any() and np.max(np.abs(s)) <= mu * (1.0 + 1e-9) + 1e-12:
         # no |s_i| above mu: the empty model can be optimal too, as at mu = mu_0 for the hinge
         # loss (several optima, e.g. duplicated features at |a_i| = mu); prefer it (41) when
         # it is one (the same lambda certifies it through the duality gap below)
@@ -1456,7 +1457,7 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
             coef, b, J = np.zeros_like(coef), b0, J0
             kink = np.zeros_like(kink)
             strong = np.zeros_like(strong)
-    gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss)
+    gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s)
     if converged and not abs(gap) <= GAP_GUARD:
         converged = False  # the set conditions held, yet primal and dual disagree: refuse
     if not converged:
