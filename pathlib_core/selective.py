@@ -558,8 +558,8 @@ def _empty_dual(X, y, gamma, loss):
     # 1'lam = 0, y'lam = 2 opt. Constraint generation: only a few of the 2 n rows are tight,
     # so start from the rows largest at the central solution (majority class spread evenly)
     # and add the most violated rows until none is left; the LP over all 2 n rows (dense,
-    # 2 n x (N + 1)) cost 1.3 s at 196 x 6600, this about 0.03 s. Same optimum: a solution
-    # of the restricted LP that violates no row solves the full one.
+    # 2 n x (N + 1)) cost 1.3 s at 196 x 6600, this a few milliseconds. Same optimum: a
+    # solution of the restricted LP that violates no row solves the full one.
     c = np.zeros(N + 1)
     c[-1] = 1.0
     A = np.vstack([np.append(np.ones(N), 0.0), np.append(y, 0.0)])
@@ -1370,6 +1370,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
     if use_lp:
         cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows, lp=ctx.lp)
         if cut is None:
+            ctx.lp = None  # a failed search: the next fit builds a fresh model
             return None
         lam, coef, b, strong, kink, counts["lp_rounds"], ctx.lp = cut
         if not strong.any():
