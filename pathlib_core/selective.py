@@ -1362,7 +1362,8 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
     rows, lam0 = (None, None) if warm is None else (np.flatnonzero(warm.coef), warm.dual)
     if warm is not None:
         # the rows that the warm multipliers violate at this mu (at most N, the largest)
-        # are the likely new rows of the LP: with them the first solve is usually the last
+        # are the likely new rows of the LP (or of the split QP when the LP is skipped):
+        # with them the first solve is usually the last
         s_w = np.abs(X.T @ warm.dual)
         over = np.flatnonzero(s_w > mu + ftol)
         over = over[np.argsort(-s_w[over], kind="stable")[:N]]
