@@ -641,9 +641,12 @@ def mu_0(X, y, *, gamma, loss="squared") -> float:
 # ----------------------------------------------------------------------------------------
 # the dual iteration
 # ----------------------------------------------------------------------------------------
-def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0):
+def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
     """Inner problem (34)/(37) on the strong set ``P`` plus equalities ``x^{i'} lam = sig mu``
-    for the kink set ``K``. Returns ``(lam, b, a_K, ok)``."""
+    for the kink set ``K``. Returns ``(lam, b, a_K, ok)``; with ``affine`` (squared loss) also
+    the ``(N + 1 + |K|, 2)`` array ``S`` whose columns solve the system for the right-hand
+    sides ``[y; 0; 0]`` and ``[0; 0; sig]``: the solution at any ``mu`` on the same sets is
+    ``S @ [1, mu]`` (the system's matrix does not depend on ``mu``)."""
     N = X.shape[0]
     XP = X[:, P]
     H = XP @ XP.T  # N x N, the only Gram matrix ever formed
@@ -657,25 +660,31 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0):
         M[N, :N] = 1.0
         M[:N, N + 1:] = XK
         M[N + 1:, :N] = XK.T
-        rhs = np.concatenate([y, [0.0], sig * mu])
+        R = np.zeros((N + 1 + k, 2))
+        R[:N, 0] = y
+        R[N + 1:, 1] = sig
+        rhs = R[:, 0] + mu * R[:, 1]
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-                sol = scipy.linalg.solve(M, rhs, assume_a="sym", check_finite=False)
+                S = scipy.linalg.solve(M, R, assume_a="sym", check_finite=False)
+            sol = S[:, 0] + mu * S[:, 1]
             ok = np.allclose(M @ sol, rhs, rtol=1e-8, atol=1e-8 * (1 + np.abs(rhs).max()))
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
             ok = False
         if not ok:
-            sol = scipy.linalg.lstsq(M, rhs, check_finite=False)[0]
+            S = scipy.linalg.lstsq(M, R, check_finite=False)[0]
+            sol = S[:, 0] + mu * S[:, 1]
             ok = np.allclose(M @ sol, rhs, rtol=1e-7, atol=1e-7 * (1 + np.abs(rhs).max()))
-        return sol[:N], float(sol[N]), sol[N + 1:], ok
+        out = sol[:N], float(sol[N]), sol[N + 1:], ok
+        return out + (S,) if affine else out
     lb, ub = _box(y, gamma)
     A = np.vstack([np.ones((1, N)), XK.T])
     b = np.concatenate([[0.0], sig * mu])
     H = 0.5 * (H + H.T)
     res = solve_qp(H, -y, A=A, b=b, lb=lb, ub=ub, warm_start=np.clip(lam0, lb, ub))
     if res.status != "optimal":
-        return lam0, math.nan, np.zeros(len(K)), False
+        return (lam0, math.nan, np.zeros(len(K)), False) + ((None,) if affine else ())
     aK = res.nu[1:].copy()
     if len(K) > 1:
         # dependent kink rows (duplicated or collinear features) share their multiplier in
@@ -683,7 +692,7 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0):
         # X_K a_K take the minimum-norm one (duplicates share equally), so that a feature
         # is not sent to the strong set only because its twin's share landed on it
         aK = np.linalg.lstsq(XK, XK @ aK, rcond=None)[0]
-    return res.x, float(res.nu[0]), aK, True
+    return (res.x, float(res.nu[0]), aK, True) + ((None,) if affine else ())
 
 
 def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None):
@@ -776,39 +785,61 @@ def _data_scale(X, y) -> float:
 @dataclass
 class _FitContext:
     """What consecutive fits on the same data share (:func:`selectivity_path`): the data
-    scale, and for the hinge loss the working-set LP of the cutting-plane search (its rows
-    and basis carry over to the next ``mu``)."""
+    scale; for the hinge loss the working-set LP of the cutting-plane search (its rows
+    and basis carry over to the next ``mu``); for the squared loss the last inner system
+    solved, ``(P, K, sig, S)`` (see :func:`_solve_inner`), so that the next fit's first
+    iteration, which starts on the same sets, needs no new factorization."""
 
     scale: float
     lp: object = None
+    inner: tuple | None = None
+    scores: tuple | None = None  # (lam, X' lam) of the last set iteration
+
+    def scores_of(self, lam):
+        """``X' lam`` if the last set iteration ended at this very ``lam``, else None."""
+        return self.scores[1] if self.scores is not None and self.scores[0] is lam else None
 
 
 def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
-              stall_window=None, scale=None):
+              stall_window=None, scale=None, ctx=None):
     """The set iteration; ``max_active``: give up (not converged) once the strong and kink
     sets together hold more features than that; ``stall_window``: give up when, from the
     tenth iteration on, the number of violated set conditions has not fallen by 10 % within
-    that many iterations (the iteration wanders between sets without settling)."""
+    that many iterations (the iteration wanders between sets without settling); ``ctx``
+    (squared loss): reuse and record the inner system of :class:`_FitContext`."""
     N, n = X.shape
+    if ctx is not None:
+        scale = ctx.scale
     ftol = tol * (_data_scale(X, y) if scale is None else scale)
+    affine = loss == "squared" and ctx is not None
     if warm is not None:
         lam = warm.dual.copy()
-        s = X.T @ lam
+        s = None
         kink = warm.info.get("kink")
         K = np.flatnonzero(kink) if kink is not None else np.zeros(0, int)
         # keep the previous sets: features that were zero enter through the kink set (as
         # violators), not directly as strong ones (that overshoots at a smaller mu)
         strong = warm.info.get("strong")
         if strong is None:
+            s = X.T @ lam
             strong = np.abs(s) > mu
         P = np.flatnonzero(strong & ~np.isin(np.arange(n), K))
-        sig = np.sign(s[K])
+        sig = np.sign(X[:, K].T @ lam)
         sig[sig == 0] = 1.0
     else:
         lam = np.zeros(N)
+        s = None
         P = np.zeros(0, int) if mu > 0 else np.arange(n)
         K = np.zeros(0, int)
         sig = np.zeros(0)
+    # the previous fit's last system, if it was solved on these sets: its solution at this
+    # mu costs no factorization (the system is affine in mu)
+    cached = None
+    if affine and warm is not None and ctx.inner is not None:
+        P0, K0, sig0, S0 = ctx.inner
+        if np.array_equal(P0, P) and np.array_equal(K0, K) and np.array_equal(sig0, sig):
+            cached = S0
+    S = None
     seen = set()
     single = False
     n_repeat = 0  # repeated sets so far; each repeat lengthens the run of single changes
@@ -825,7 +856,15 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
         if max_active is not None and len(P) + len(K) > max_active:
             break
         n_iter += 1
-        lam_new, b_new, aK_new, ok = _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam)
+        if cached is not None:
+            S_new, cached = cached, None
+            sol = S_new[:, 0] + mu * S_new[:, 1]
+            lam_new, b_new, aK_new, ok = sol[:N], float(sol[N]), sol[N + 1:], True
+        elif affine:
+            lam_new, b_new, aK_new, ok, S_new = _solve_inner(X, y, gamma, mu, loss, P, K, sig,
+                                                             lam, affine=True)
+        else:
+            lam_new, b_new, aK_new, ok = _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam)
         if not ok:
             # inconsistent / infeasible kink rows: go back to the last solved sets and from
             # now on make one change at a time (the next largest violation if one fails)
@@ -844,6 +883,8 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
         tried_first = False
         lam, b, aK = lam_new, b_new, aK_new
         good = (P, K, sig, aK)
+        if affine:
+            S = S_new
         s = X.T @ lam
         # at most N - 1 kink rows can be independent of 1'lam = 0, and entering in small
         # blocks (at most doubling the active set) avoids the wild overshoots of adding
@@ -879,7 +920,12 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
             moves = [m for m in moves if m[2] != "K"] + enter
         P, K, sig = _apply_moves(P, K, sig, moves)
     P, K, sig, aK = good
-    s = X.T @ lam
+    if s is None:
+        s = X.T @ lam  # (the loop keeps s = X' lam for the last solved lam)
+    if ctx is not None:
+        ctx.scores = (lam, s)
+        if affine:
+            ctx.inner = (P, K, sig, S) if converged else None
     aK = np.where(np.abs(aK) > ftol, aK, 0.0)
     coef = _coef_from(s, P, K, aK, n)
     f = _scores(X, coef)
@@ -1274,7 +1320,7 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
         lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
             X, y, gamma, mu, loss, warm_start, budget, tol,
             max_active=X.shape[0] if squared and USE_ALM else None,
-            stall_window=HINGE_STALL_WINDOW if loss == "hinge" else None, scale=ctx.scale)
+            stall_window=HINGE_STALL_WINDOW if loss == "hinge" else None, ctx=ctx)
     else:
         lam, coef, b, n_iter, converged, strong, kink = out
     rescued = False
@@ -1326,8 +1372,8 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
             n_iter += it2
             rescued = True
     return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
-                             kink, t0, rescued=rescued, homotopy_steps=homotopy_steps,
-                             alm_newton=alm_newton, **counts)
+                             kink, t0, s=ctx.scores_of(lam), rescued=rescued,
+                             homotopy_steps=homotopy_steps, alm_newton=alm_newton, **counts)
 
 
 def _resolve_on_sets(X, y, gamma, mu, loss, lam, strong, kink, max_iter, tol, scale=None):
@@ -1444,11 +1490,13 @@ def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL):
 
 
 def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong, kink,
-                      t0, **info) -> SelectiveResult:
+                      t0, s=None, **info) -> SelectiveResult:
     """The :class:`SelectiveResult` of a dual solution, with its duality gap; raises
-    ``RuntimeError`` if the set conditions were not met (never an unconverged result)."""
+    ``RuntimeError`` if the set conditions were not met (never an unconverged result).
+    ``s``: ``X' lam`` if already known."""
     J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
-    s = X.T @ lam
+    if s is None:
+        s = X.T @ lam
     if converged and coef.any() and np.max(np.abs(s)) <= mu * (1.0 + 1e-9) + 1e-12:
         # no |s_i| above mu: the empty model can be optimal too, as at mu = mu_0 for the hinge
         # loss (several optima, e.g. duplicated features at |a_i| = mu); prefer it (41) when

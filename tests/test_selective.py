@@ -158,6 +158,33 @@ def test_path_grid_mu0_and_warm_points_equal_cold_fits(loss):
         assert e.kind in ("enter", "leave")
 
 
+def test_squared_path_point_on_unchanged_sets_needs_no_new_factorization(monkeypatch):
+    # the inner system's matrix does not depend on mu: a path carries its solution for the
+    # two right-hand sides [y; 0; 0] and [0; 0; sig] to the next mu (_FitContext.inner)
+    X, y = _data(18, 80, "squared", 6)
+    m0 = mu_0(X, y, gamma=1.0, loss="squared")
+    ctx = selective_module._FitContext(selective_module._data_scale(X, y))
+    mu1 = 0.3 * m0
+    first = selective_module._selective_fit(X, y, 1.0, mu1, "squared", "dual", None, 200,
+                                            selective_module.SET_TOL, ctx)
+    assert ctx.inner is not None
+    calls = []
+    solve = selective_module._solve_inner
+    monkeypatch.setattr(selective_module, "_solve_inner",
+                        lambda *a, **k: calls.append(1) or solve(*a, **k))
+    mu2 = mu1 * (1.0 - 1e-4)  # close enough for the same feature sets
+    nxt = selective_module._selective_fit(X, y, 1.0, mu2, "squared", "dual", first, 200,
+                                          selective_module.SET_TOL, ctx)
+    assert np.array_equal(nxt.info["strong"], first.info["strong"])
+    assert np.array_equal(nxt.info["kink"], first.info["kink"])
+    assert calls == [] and nxt.n_iter == 1
+    monkeypatch.undo()
+    cold = selective_fit(X, y, gamma=1.0, mu=mu2, loss="squared")
+    assert abs(nxt.objective - cold.objective) <= 1e-10 * max(1.0, cold.objective)
+    np.testing.assert_allclose(nxt.coef, cold.coef, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(nxt.dual, cold.dual, rtol=0, atol=1e-9)
+
+
 # ---------------------------------------------------------------------------------------
 # degenerate data (hypothesis)
 # ---------------------------------------------------------------------------------------
