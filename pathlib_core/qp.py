@@ -233,6 +233,85 @@ def _phase1(d: _QPData, x_ref: np.ndarray) -> tuple[np.ndarray | None, str]:
 # ---------------------------------------------------------------------------------------------
 # The active-set method
 # ---------------------------------------------------------------------------------------------
+class _RowBasis:
+    """Rows accepted into a working set, with a QR factorization ``M_F' = Q R`` of their
+    restriction to the free columns ``F``.
+
+    :meth:`residual` is the residual of a new row after its least-squares fit by the
+    accepted rows on ``F`` (the fit that ``numpy.linalg.lstsq`` would give, the accepted rows
+    being independent on ``F``); :meth:`append` extends ``Q, R`` by one Gram-Schmidt step
+    (re-orthogonalized). A change of ``F`` (a bound variable freed) recomputes the
+    factorization. Cost per row ``O(r |F|)`` instead of a fresh least-squares solve
+    ``O(r^2 |F|)``: 0.5 s -> a few ms for the 340 rows of the hinge split QP at 196 x 6600.
+    """
+
+    def __init__(self):
+        self.k = 0  # rows accepted
+        self._M = None  # (capacity x n), the first k rows are the accepted ones
+        self._Q = None  # (|F| x capacity), the first k columns are Q
+        self.F = None
+        self.R = None
+
+    def __len__(self):
+        return self.k
+
+    @property
+    def M(self):
+        return self._M[:self.k]
+
+    @property
+    def Q(self):
+        return self._Q[:, :self.k]
+
+    def _factor(self, F):
+        self.F = F
+        Q, self.R = sla.qr(self.M[:, F].T, mode="economic")
+        self._Q = np.zeros((F.size, self._M.shape[0]))
+        self._Q[:, :self.k] = Q
+
+    def _coordinates(self, v):
+        w = self.Q.T @ v
+        w += self.Q.T @ (v - self.Q @ w)  # second pass: orthogonal to rounding
+        return w
+
+    def residual(self, row, F):
+        if self.k == 0:
+            return row.copy()
+        if self.F is None or not np.array_equal(F, self.F):
+            self._factor(F)
+        c = sla.solve_triangular(self.R, self._coordinates(row[F]))
+        return row - self.M.T @ c
+
+    def append(self, row, F):
+        if self._M is None or self.k == self._M.shape[0]:  # grow the buffers (doubling)
+            cap = max(8, 2 * self.k)
+            M = np.zeros((cap, row.size))
+            if self.k:
+                M[:self.k] = self.M
+            self._M = M
+            if self._Q is not None:
+                Q = np.zeros((self._Q.shape[0], cap))
+                Q[:, :self.k] = self.Q
+                self._Q = Q
+        k = self.k
+        self._M[k] = row
+        if k == 0 or self.F is None or not np.array_equal(F, self.F):
+            self.k += 1
+            self._factor(F)
+            return
+        v = row[F]
+        w = self._coordinates(v)  # on the k rows before this one
+        r = v - self.Q @ w
+        rho = float(np.linalg.norm(r))
+        R = np.zeros((k + 1, k + 1))
+        R[:k, :k] = self.R
+        R[:k, k] = w
+        R[k, k] = rho
+        self._Q[:, k] = r / rho
+        self.R = R
+        self.k += 1
+
+
 class _ActiveSetQP:
     """Primal active-set method (Nocedal & Wright, Algorithm 16.3) with bound elimination.
 
@@ -295,11 +374,11 @@ class _ActiveSetQP:
         # keep the working set linearly independent: add rows one by one, freeing a fixed
         # variable when a row is dependent on the rows and bounds already in the working set
         kept_a = []
-        rows: list[np.ndarray] = []
+        rows = _RowBasis()
         for kind, idx in [("A", i) for i in self.a_keep] + [("G", j) for j in cand_g]:
             row = d.A[idx] if kind == "A" else d.G[idx]
             if self._accept_row(row, rows):
-                rows.append(row)
+                rows.append(row, np.flatnonzero(self.state == _FREE))
                 if kind == "A":
                     kept_a.append(idx)
                 else:
@@ -307,17 +386,12 @@ class _ActiveSetQP:
         self.a_keep = np.array(kept_a, dtype=int)
         return self._restore(x)
 
-    def _accept_row(self, row: np.ndarray, rows: list[np.ndarray]) -> bool:
+    def _accept_row(self, row: np.ndarray, rows: _RowBasis) -> bool:
         F = np.flatnonzero(self.state == _FREE)
         rnorm = float(np.linalg.norm(row))
         if rnorm == 0.0:
             return False
-        if rows:
-            M = np.vstack(rows)
-            c, *_ = np.linalg.lstsq(M[:, F].T, row[F], rcond=None)
-            resid = row - M.T @ c
-        else:
-            resid = row.copy()
+        resid = rows.residual(row, F)
         if np.linalg.norm(resid[F]) > 1e-8 * rnorm:
             return True
         cand = np.flatnonzero((self.state == _LOWER) | (self.state == _UPPER))

@@ -53,6 +53,13 @@ MAX_ROUNDS = 60  # LP solves (or interior-point rounds) before giving up
 MAX_QP_ROWS = 10  # the split-QP search holds at most this many working-set rows per object
 _LP_OPTIONS = {"presolve": "off", "solver": "simplex", "simplex_strategy": 1,  # dual simplex
                "primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+# Clarabel on the split QP: its KKT systems hold the dense block X_W' (|W| x N), which the
+# simple LDL factorization (qdldl) handles 2-3x faster than Clarabel's default supernodal
+# one (faer) at these sizes: 0.05 s vs 0.18 s per solve with 134 rows, 2.3 s vs 5.0 s with
+# 2000 rows at N = 196 (one thread). The cvxpy primal, a sparse n-variable problem, is the
+# other way round (faer 14 s, qdldl 32 s at 196 x 6600) and keeps the default.
+_IPM_OPTIONS = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
+                "max_iter": 200, "direct_solve_method": "qdldl"}
 
 
 def _box(y, gamma):
@@ -249,8 +256,7 @@ def _ipm_point(XW, y, lo, hi, mu):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12,
-                       tol_feas=1e-12, max_iter=200)
+            prob.solve(solver="CLARABEL", **_IPM_OPTIONS)
         except cp.error.SolverError:
             return None
     if lam.value is None:

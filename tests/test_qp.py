@@ -399,3 +399,34 @@ def test_beale_cycling_example_terminates():
         res = solve_qp(P, c, G=G, h=h, lb=0.0, warm_start=np.zeros(4))
         assert res.status == "optimal" and res.objective == pytest.approx(-1.25, abs=1e-12)
         assert res.kkt.max <= 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 31 - 1), st.integers(2, 12), st.integers(1, 10))
+def test_row_basis_residuals_equal_least_squares(seed, n, k):
+    # the working-set rows are tested for independence by their residual after a least-
+    # squares fit on the free columns; _RowBasis updates a QR factorization instead of
+    # solving afresh: the residuals must be lstsq's, also after the free columns change
+    from pathlib_core.qp import _RowBasis
+
+    rng = np.random.default_rng(seed)
+    basis, rows = _RowBasis(), []
+    F = np.sort(rng.choice(n, size=n - 1, replace=False))  # one bound variable
+    for step in range(k + 3):
+        if step == k // 2:
+            F = np.arange(n)  # the bound variable is freed (as in _accept_row)
+        if rows and rng.random() < 0.3:
+            row = rng.standard_normal(len(rows)) @ np.vstack(rows)  # a dependent row
+        else:
+            row = rng.standard_normal(n)
+        if rows:
+            M = np.vstack(rows)
+            c = np.linalg.lstsq(M[:, F].T, row[F], rcond=None)[0]
+            expect = row - M.T @ c
+        else:
+            expect = row
+        np.testing.assert_allclose(basis.residual(row, F), expect, rtol=0, atol=1e-9)
+        if np.linalg.norm(expect[F]) > 1e-6 * np.linalg.norm(row):  # independent on F
+            basis.append(row, F)
+            rows.append(row)
+    assert len(basis) == len(rows)
