@@ -1372,7 +1372,7 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
             n_iter += it2
             rescued = True
     return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
-                             kink, t0, s=ctx.scores_of(lam), rescued=rescued,
+                             kink, t0, s=ctx.scores_of(lam), ctx=ctx, rescued=rescued,
                              homotopy_steps=homotopy_steps, alm_newton=alm_newton, **counts)
 
 
@@ -1410,7 +1410,8 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         # the rows that the warm multipliers violate at this mu (at most N, the largest)
         # are the likely new rows of the LP (or of the split QP when the LP is skipped):
         # with them the first solve is usually the last
-        s_w = np.abs(X.T @ warm.dual)
+        s_w = ctx.scores_of(warm.dual)
+        s_w = np.abs(X.T @ warm.dual if s_w is None else s_w)
         over = np.flatnonzero(s_w > mu + ftol)
         over = over[np.argsort(-s_w[over], kind="stable")[:N]]
         rows = np.union1d(rows, over)
@@ -1422,7 +1423,8 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         lam, coef, b, strong, kink, counts["lp_rounds"], ctx.lp = cut
         if not strong.any():
             # no multiplier above mu: the LP solution solves the dual; check (20) on it
-            s = X.T @ lam
+            s = ctx.lp.s
+            ctx.scores = (lam, s)
             K = np.flatnonzero(coef)
             if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol, n) \
                     and _objects_ok(X, y, coef, b, lam, gamma, mu, s):
@@ -1490,10 +1492,10 @@ def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL):
 
 
 def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong, kink,
-                      t0, s=None, **info) -> SelectiveResult:
+                      t0, s=None, ctx=None, **info) -> SelectiveResult:
     """The :class:`SelectiveResult` of a dual solution, with its duality gap; raises
     ``RuntimeError`` if the set conditions were not met (never an unconverged result).
-    ``s``: ``X' lam`` if already known."""
+    ``s``: ``X' lam`` if already known; ``ctx``: remember ``(lam, s)`` for the next fit."""
     J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
     if s is None:
         s = X.T @ lam
@@ -1514,6 +1516,8 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
         raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
                            f"iterations without meeting its optimality conditions "
                            f"(relative duality gap {gap:.3g})")
+    if ctx is not None:
+        ctx.scores = (lam, s)
     return SelectiveResult(coef=coef, intercept=b, dual=lam, active=coef != 0, n_iter=n_iter,
                            objective=J, gap=gap, method="dual",
                            info={"time": time.perf_counter() - t0, "strong": strong,
@@ -1536,8 +1540,10 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     loss, a grid point whose set iteration stalls is finished as a single fit would be (the
     augmented Lagrangian search for the sets, started from the previous coefficients, see
     :func:`selective_fit`); if the homotopy in ``mu`` had to finish it, the remaining grid
-    points come from one homotopy pass that continues from it. Each point is certified by
-    the same set conditions and duality gap as a single fit.
+    points come from one homotopy pass that continues from it. A grid point starting on the
+    previous point's sets takes its first iterate from that point's inner system, whose
+    solution is affine in ``mu`` (no new factorization). Each point is certified by the
+    same set conditions and duality gap as a single fit.
 
     Parameters
     ----------

@@ -103,6 +103,7 @@ class _WorkingLP:
         h.addRow(0.0, 0.0, N, np.arange(N, dtype=np.int32), np.ones(N))
         self.h = h
         self.W = np.zeros(0, int)  # the feature of each ranged row, in model order
+        self.s = None  # X' lam at the solution hinge_lp_sets returned last
 
     def serves(self, X, y, gamma) -> bool:
         """Whether this model is the LP of ``(X, y, gamma)`` (the same arrays)."""
@@ -200,6 +201,7 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
             coef[W] = _row_coefficients(a, s[W], mu, ftol)
             strong = np.abs(coef) > mu
             kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
+            lp.s = s  # X' lam at the returned solution, for the caller
             return lam, coef, b, strong, kink, rounds, lp
         if W.size and obj > obj_drop + 1e-12 * (1.0 + abs(obj)):
             W = W[(a != 0) | (np.abs(s[W]) >= DROP_BELOW * mu)]
