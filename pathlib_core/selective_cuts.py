@@ -42,6 +42,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.linalg
 
 from .qp import solve_qp
 
@@ -50,7 +51,11 @@ __all__: list[str] = []
 BATCH = 0.5  # rows added per round: at most this times N (the most violated ones)
 DROP_BELOW = 0.9  # rows with |s_i| < DROP_BELOW * mu and no multiplier leave the working set
 MAX_ROUNDS = 60  # LP solves (or interior-point rounds) before giving up
-MAX_QP_ROWS = 10  # the split-QP search holds at most this many working-set rows per object
+STRONG_EXIT_ROUND, STRONG_EXIT = 3, 4.0  # see hinge_lp_sets
+# the split-QP search holds at most this many working-set rows per object: an iteration of
+# _split_ipm costs O(N^2 |W|), 0.05 s with |W| = n = 6600 at N = 196 (the cap was 10 while
+# Clarabel solved these QPs, at 2.5 s per solve with 2000 rows)
+MAX_QP_ROWS = 40
 _LP_OPTIONS = {"presolve": "off", "solver": "simplex", "simplex_strategy": 1,  # dual simplex
                "primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 # Clarabel on the split QP: its KKT systems hold the dense block X_W' (|W| x N), which the
@@ -176,7 +181,11 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
         working set and for rows with ``|s_i| < mu``), the multiplier of the balance row
         (the intercept), the proposed strong and kink sets (boolean masks of length ``n``),
         the number of LP solves and the LP model (for a next call); ``None`` when an LP
-        fails or ``MAX_ROUNDS`` is reached.
+        fails or ``MAX_ROUNDS`` is reached. From round ``STRONG_EXIT_ROUND`` on, a working-set
+        solution with a row multiplier above ``STRONG_EXIT * mu`` is returned at once (with
+        such multipliers strong features are needed, the LP is not the dual, and the split
+        QP finishes from there; at ``1e-3 mu_0`` on the EEG-like data this skips 11 of 15 LP
+        solves); its strong set is then non-empty.
 
     Rows are dropped only after a round that raised the LP's optimal value, so the working
     set cannot cycle (at a degenerate optimum, e.g. ``mu = mu_0``, it only grows).
@@ -212,6 +221,15 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
             return None
         lam, a, b, obj = sol
         s = X.T @ lam
+        if rounds >= STRONG_EXIT_ROUND and np.abs(a).max(initial=0.0) > STRONG_EXIT * mu:
+            # multipliers far above mu after a few rounds: strong features will be needed,
+            # and the split QP takes over from this working set
+            coef = np.zeros(n)
+            coef[W] = _row_coefficients(a, s[W], mu, ftol)
+            strong = np.abs(coef) > mu
+            kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
+            lp.s = s
+            return lam, coef, b, strong, kink, rounds + 1, lp
     return None
 
 
@@ -241,9 +259,162 @@ def _split_point(lam, sW, mu):
                            np.maximum(-sW - mu, 0.0)])
 
 
+IPM_MAX_ITER = 100  # iterations of the structured interior-point method (14-16 typical)
+
+
+def _regularized_cholesky(S):
+    """Cholesky factor of the SPD matrix ``S``, or of ``S + delta I`` with the smallest
+    ``delta`` in ``1e-14, 1e-12, ..., 1e-6`` times ``max diag(S)`` that factors: near the
+    optimum multipliers inside their box get a vanishing barrier term and ``S`` a condition
+    number beyond ``1 / eps`` (the usual static regularization of interior-point methods;
+    the Newton step is then slightly inexact, which the infeasible-start iteration
+    absorbs). None if none factors."""
+    scale = float(np.max(np.diag(S)))
+    if not np.isfinite(scale):
+        return None
+    diag = np.diag_indices(S.shape[0])
+    for delta in (0.0, 1e-14, 1e-12, 1e-10, 1e-8, 1e-6):
+        try:
+            if not delta:
+                return scipy.linalg.cho_factor(S, check_finite=False)
+            Sd = S.copy()
+            Sd[diag] += delta * scale
+            return scipy.linalg.cho_factor(Sd, check_finite=False)
+        except np.linalg.LinAlgError:
+            continue
+    return None
+
+
+class _SplitNewton:
+    """Newton steps of :func:`_split_ipm` at one iterate (one factorization, two steps)."""
+
+    def __init__(self, XW, hu, Hw, cf, t_one, rd, rp0, rpW, sl, su, zl, zu):
+        self.XW, self.hu, self.Hw, self.cf, self.t_one = XW, hu, Hw, cf, t_one
+        self.rd, self.rp0, self.rpW = rd, rp0, rpW
+        self.sl, self.su, self.zl, self.zu = sl, su, zl, zu
+
+    def step(self, rcl, rcu):
+        """``(dx, dnu0, dnu, dzl, dzu)`` for complementarity right-hand sides ``rcl, rcu``."""
+        XW, hu, sl, su = self.XW, self.hu, self.sl, self.su
+        N, k = XW.shape
+        Hc, Hp, Hm, D = self.Hw
+        g = -self.rd - rcl / sl + np.where(hu, rcu / su, 0.0)
+        gl, gc, gp, gm = g[:N], g[N:N + k], g[N + k:N + 2 * k], g[N + 2 * k:]
+        EHg = gc / Hc + gp / Hp - gm / Hm
+        t_rhs = scipy.linalg.cho_solve(self.cf, gl + XW @ ((EHg - self.rpW) / D),
+                                       check_finite=False)
+        dnu0 = (-self.rp0 - t_rhs.sum()) / self.t_one.sum()
+        dl = t_rhs + dnu0 * self.t_one
+        dnu = (EHg - self.rpW - XW.T @ dl) / D
+        dx = np.concatenate([dl, (gc - dnu) / Hc, (gp - dnu) / Hp, (gm + dnu) / Hm])
+        dzl = (-rcl - self.zl * dx) / sl
+        dzu = np.where(hu, (-rcu + self.zu * dx) / su, 0.0)
+        return dx, dnu0, dnu, dzl, dzu
+
+    def longest(self, dx, dzl, dzu):
+        """The longest step in ``[0, 1]`` that keeps slacks and bound multipliers >= 0."""
+        hu, a = self.hu, 1.0
+        for v, dv in ((self.sl, dx), (self.su[hu], -dx[hu]), (self.zl, dzl),
+                      (self.zu[hu], dzu[hu])):
+            neg = dv < 0
+            if neg.any():
+                a = min(a, float(np.min(-v[neg] / dv[neg])))
+        return a
+
+
+def _split_ipm(XW, y, lo, hi, mu):
+    r"""The working-set split QP by a primal-dual interior-point method (Mehrotra
+    predictor-corrector) whose Newton systems are reduced to ``N x N``.
+
+    In :math:`x = (\lambda, c, p, m)` the QP of :func:`hinge_qp_sets` is
+    :math:`\min \tfrac12 x^\top Q x + q^\top x` s.t. :math:`A x = 0`, :math:`l \le x \le u` with
+    :math:`Q = \operatorname{diag}(0, 0, I, I)`, :math:`q = (-y, 0, \mu, \mu)` and
+    :math:`A = \begin{pmatrix} \mathbf 1^\top & 0 \\ X_W^\top & -E \end{pmatrix}`,
+    :math:`E = (I, I, -I)`. With the bound barriers folded into the diagonal
+    :math:`H = Q + Z_l S_l^{-1} + Z_u S_u^{-1}`, the split variables and the ``|W|`` row
+    multipliers are eliminated per row (:math:`D = E H_w^{-1} E^\top` is diagonal), which
+    leaves the SPD matrix
+
+    .. math::
+
+        S = H_\lambda + X_W D^{-1} X_W^\top \qquad (N \times N)
+
+    bordered by the balance row ``1' lambda = 0``: one Cholesky factorization and
+    ``O(N^2 |W|)`` work per iteration, against a sparse factorization of the whole
+    ``(N + 4|W|)``-row KKT system (with its dense ``|W| x N`` block) in a general solver:
+    0.01-0.09 s instead of 0.15-2.2 s per solve for 134-2000 rows at ``N = 196``.
+
+    Returns ``[lam, c, p, m]`` once the residuals of the equality rows are below
+    ``1e-10 (1 + max|X_W|)``, those of stationarity below ``1e-8 (1 + max|q|)`` and the mean
+    complementarity below ``1e-13 (1 + max|q|)``; ``None`` if that is not reached within
+    ``IPM_MAX_ITER`` iterations or a factorization fails (the caller then uses Clarabel).
+    """
+    N, k = XW.shape
+    nx = N + 3 * k
+    low = np.concatenate([lo, np.full(k, -mu), np.zeros(2 * k)])
+    up = np.concatenate([hi, np.full(k, mu), np.full(2 * k, np.inf)])
+    hu = np.isfinite(up)
+    qd = np.concatenate([np.zeros(N + k), np.ones(2 * k)])
+    q = np.concatenate([-y, np.zeros(k), np.full(2 * k, mu)])
+    # a strictly interior start (infeasible in the equality rows: an infeasible-start method)
+    x = np.concatenate([0.5 * (lo + hi), np.zeros(k), np.full(2 * k, mu)])
+    # the slacks to the bounds are iterated themselves, not recomputed from x: near a bound
+    # x - l would lose its digits (e.g. c_i -> -mu)
+    sl = x - low
+    su = np.where(hu, up - x, 1.0)
+    nu0, nu = 0.0, np.zeros(k)
+    zl = np.ones(nx)
+    zu = np.where(hu, 1.0, 0.0)
+    n_c = nx + int(hu.sum())
+    q_scale = 1.0 + float(np.abs(q).max())
+    x_scale = 1.0 + float(np.abs(XW).max(initial=0.0))
+    ones = np.ones(N)
+    for _ in range(IPM_MAX_ITER):
+        lam, c, p, m = x[:N], x[N:N + k], x[N + k:N + 2 * k], x[N + 2 * k:]
+        rd = qd * x + q - np.concatenate([nu0 + XW @ nu, -nu, -nu, nu]) - zl + zu
+        rp0 = float(lam.sum())
+        rpW = XW.T @ lam - c - p + m
+        tau = float(sl @ zl + (su * zu)[hu].sum()) / n_c
+        if max(abs(rp0), float(np.abs(rpW).max(initial=0.0))) <= 1e-10 * x_scale and \
+                float(np.abs(rd).max()) <= 1e-8 * q_scale and tau <= 1e-13 * q_scale:
+            return x
+        H = qd + zl / sl + np.where(hu, zu / su, 0.0)
+        Hl, Hc, Hp, Hm = H[:N], H[N:N + k], H[N + k:N + 2 * k], H[N + 2 * k:]
+        D = 1.0 / Hc + 1.0 / Hp + 1.0 / Hm
+        S = (XW / D) @ XW.T
+        S[np.diag_indices(N)] += Hl
+        cf = _regularized_cholesky(S)
+        if cf is None:
+            return None
+        t_one = scipy.linalg.cho_solve(cf, ones, check_finite=False)
+        newton = _SplitNewton(XW, hu, (Hc, Hp, Hm, D), cf, t_one, rd, rp0, rpW, sl, su, zl, zu)
+        dx, _, _, dzl, dzu = newton.step(sl * zl, su * zu)  # predictor (affine scaling)
+        a = newton.longest(dx, dzl, dzu)
+        tau_aff = float((sl + a * dx) @ (zl + a * dzl)
+                        + ((su - a * dx) * (zu + a * dzu))[hu].sum()) / n_c
+        sigma = (tau_aff / tau) ** 3 if tau > 0 else 0.0
+        dx, dnu0, dnu, dzl, dzu = newton.step(sl * zl + dx * dzl - sigma * tau,  # corrector
+                                              su * zu - dx * dzu - sigma * tau)
+        a = min(1.0, 0.99 * newton.longest(dx, dzl, dzu))
+        x = x + a * dx
+        sl = sl + a * dx
+        su = np.where(hu, su - a * dx, 1.0)
+        nu0 += a * dnu0
+        nu = nu + a * dnu
+        zl = zl + a * dzl
+        zu = np.where(hu, zu + a * dzu, 0.0)
+    return None
+
+
 def _ipm_point(XW, y, lo, hi, mu):
-    """An interior-point (Clarabel, through cvxpy) solution of the working-set QP:
-    ``[lam, c, p, m]``, or None."""
+    """An interior-point solution of the working-set QP: ``[lam, c, p, m]``, or None.
+    :func:`_split_ipm` first; Clarabel (through cvxpy) if that does not converge."""
+    z = _split_ipm(XW, y, lo, hi, mu)
+    return z if z is not None else _clarabel_point(XW, y, lo, hi, mu)
+
+
+def _clarabel_point(XW, y, lo, hi, mu):
+    """The working-set QP by Clarabel through cvxpy (the fallback of :func:`_ipm_point`)."""
     import cvxpy as cp
 
     N, k = XW.shape

@@ -167,3 +167,37 @@ def test_lp_model_carried_to_the_next_mu_gives_the_fresh_solution():
         np.testing.assert_allclose(carried[1], fresh[1], atol=1e-8)  # coefficients
         np.testing.assert_array_equal(carried[3], fresh[3])  # strong set
     assert lp.W.size > 0
+
+
+@pytest.mark.parametrize("kind", ["none", "dup_objects", "dup_features", "collinear",
+                                  "constant", "ties"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_structured_interior_point_solves_the_split_qp(kind, seed):
+    # the split QP of the working set, by the N x N interior-point method and by Clarabel
+    # (an independent solver): the same optimal value, and a point that is feasible
+    from selective_cases import make_degenerate
+
+    from pathlib_core.selective_cuts import _box, _clarabel_point, _split_ipm
+
+    rng = np.random.default_rng(seed)
+    N, k = 14, [6, 25, 60][seed]
+    XW = np.round(rng.standard_normal((N, k)), 1 if kind == "ties" else 6)
+    if kind != "none":
+        make_degenerate(XW, kind)
+    y = np.where(np.arange(N) % 3 == 0, 1.0, -1.0)
+    lo, hi = _box(y, 0.7)
+    mu = 0.3 * float(np.abs(XW.T @ (0.5 * (lo + hi))).max())
+
+    def value(z):
+        p, m = z[N + k:N + 2 * k], z[N + 2 * k:]
+        return float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
+
+    z = _split_ipm(XW, y, lo, hi, mu)
+    ref = _clarabel_point(XW, y, lo, hi, mu)
+    assert z is not None and ref is not None
+    lam, c, p, m = z[:N], z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
+    assert abs(lam.sum()) <= 1e-9
+    np.testing.assert_allclose(XW.T @ lam, c + p - m, rtol=0, atol=1e-8)
+    assert np.all(lam >= lo) and np.all(lam <= hi)
+    assert np.all(np.abs(c) <= mu) and np.all(p >= 0) and np.all(m >= 0)
+    assert abs(value(z) - value(ref)) <= 1e-8 * max(1.0, abs(value(ref)))
