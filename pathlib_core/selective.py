@@ -793,10 +793,10 @@ class _FitContext:
     scale: float
     lp: object = None
     inner: tuple | None = None
-    scores: tuple | None = None  # (lam, X' lam) of the last set iteration
+    scores: tuple | None = None  # (lam, X' lam), the last such product a fit computed
 
     def scores_of(self, lam):
-        """``X' lam`` if the last set iteration ended at this very ``lam``, else None."""
+        """``X' lam`` if :attr:`scores` holds it for this very array ``lam``, else None."""
         return self.scores[1] if self.scores is not None and self.scores[0] is lam else None
 
 
