@@ -94,6 +94,7 @@ SET_ITER = 20  # squared loss, cold start: set iterations before the ALM search 
 POLISH_ITER = 10  # set iterations from the sets the ALM search or the hinge LP proposes
 HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the search / cvxpy
 EXACT_SPLIT_ROWS = 2  # hinge: exact split-QP solve up to this many tight rows per object
+POLISH_GAP = 1e-12  # hinge: a split-QP solution with a smaller relative gap is not re-solved
 GAP_GUARD = 1e-6  # a "converged" fit whose relative duality gap exceeds this is refused
 SET_TOL = 1e-10  # default tolerance of the feature-set conditions (relative to the data scale)
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
@@ -1457,6 +1458,12 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
     if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ftol, n) or \
             not _objects_ok(X, y, coef, b, lam, gamma, mu, s):
         return None
+    ctx.scores = (lam, s)
+    if abs(_duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s)) \
+            <= POLISH_GAP:
+        # already exact to rounding: a re-solve cannot improve it (on duplicated binary
+        # features it can even fail after POLISH_ITER iterations, 0.15 s each on hiva)
+        return lam, coef, b, rounds, True, strong, kink
     # the same sets through the set iteration's own inner problem (N multipliers): usually
     # one iteration, and a cleaner duality gap than the split QP's larger system
     out = _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
