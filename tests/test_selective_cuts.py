@@ -201,3 +201,29 @@ def test_structured_interior_point_solves_the_split_qp(kind, seed):
     assert np.all(lam >= lo) and np.all(lam <= hi)
     assert np.all(np.abs(c) <= mu) and np.all(p >= 0) and np.all(m >= 0)
     assert abs(value(z) - value(ref)) <= 1e-8 * max(1.0, abs(value(ref)))
+
+
+def test_structured_interior_point_ends_where_rounding_holds_stationarity_near_1e_7():
+    # on this problem the stationarity residual stays near 1e-7 once complementarity is
+    # below 1e-12 (the barrier diagonal spans 20 orders of magnitude); with a 1e-8 bound
+    # the method never ended and the search fell back to Clarabel
+    from pathlib_core.selective_cuts import _box, _clarabel_point, _split_ipm
+
+    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=3)
+    mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
+    W = np.argsort(-np.abs(X).sum(0))[:60]
+    lo, hi = _box(y, 1.0)
+    N, k = X.shape[0], W.size
+    z = _split_ipm(X[:, W], y, lo, hi, mu)
+    ref = _clarabel_point(X[:, W], y, lo, hi, mu)
+    assert z is not None
+
+    def value(v):
+        p, m = v[N + k:N + 2 * k], v[N + 2 * k:]
+        return float(-y @ v[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
+
+    assert abs(value(z) - value(ref)) <= 1e-8 * max(1.0, abs(value(ref)))
+    # complementarity: no excess p, m below the kink
+    c, p, m = z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
+    inside = np.abs(c) < 0.5 * mu
+    assert np.all(p[inside] <= 1e-9 * mu) and np.all(m[inside] <= 1e-9 * mu)
