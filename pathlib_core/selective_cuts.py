@@ -154,6 +154,16 @@ class _WorkingLP:
                 float(self.h.getInfo().objective_function_value))
 
 
+def _lp_sets(a, s, W, mu, ftol):
+    """Coefficients and proposed strong / kink masks from an LP solution: the row
+    multipliers ``a`` of the working set ``W`` and ``s = X' lambda``."""
+    coef = np.zeros(s.size)
+    coef[W] = _row_coefficients(a, s[W], mu, ftol)
+    strong = np.abs(coef) > mu
+    kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
+    return coef, strong, kink
+
+
 def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
     """Feature sets of the hinge-loss dual from the LP above, by constraint generation.
 
@@ -209,11 +219,8 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
     obj_drop = -np.inf  # the optimal value when rows were last dropped
     for rounds in range(1, MAX_ROUNDS + 1):
         if _add_violators(W, s, mu, ftol, N) is None:  # no violated row left: done
-            coef = np.zeros(n)
-            coef[W] = _row_coefficients(a, s[W], mu, ftol)
-            strong = np.abs(coef) > mu
-            kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
             lp.s = s  # X' lam at the returned solution, for the caller
+            coef, strong, kink = _lp_sets(a, s, W, mu, ftol)
             return lam, coef, b, strong, kink, rounds, lp
         if W.size and obj > obj_drop + 1e-12 * (1.0 + abs(obj)):
             W = W[(a != 0) | (np.abs(s[W]) >= DROP_BELOW * mu)]
@@ -225,13 +232,10 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
         lam, a, b, obj = sol
         s = X.T @ lam
         if rounds >= STRONG_EXIT_ROUND and np.abs(a).max(initial=0.0) > STRONG_EXIT * mu:
-            # multipliers far above mu after a few rounds: strong features will be needed,
-            # and the split QP takes over from this working set
-            coef = np.zeros(n)
-            coef[W] = _row_coefficients(a, s[W], mu, ftol)
-            strong = np.abs(coef) > mu
-            kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
+            # multipliers far above mu after a few rounds (strong features likely): the
+            # split QP takes over from this working set (see the docstring)
             lp.s = s
+            coef, strong, kink = _lp_sets(a, s, W, mu, ftol)
             return lam, coef, b, strong, kink, rounds + 1, lp
     return None
 
@@ -525,11 +529,18 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
         z, Wz = _ipm_point(X[:, W], y, lo, hi, mu), W
         if z is None:
             return None
-        k = W.size
-        p, m = z[N + k:N + 2 * k], z[N + 2 * k:]
-        obj = float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
+        obj = _split_value(z, y, mu)
         s = X.T @ z[:N]
     return None
+
+
+def _split_value(z, y, mu):
+    """Objective of the split QP of :func:`hinge_qp_sets` at ``z = [lam, c, p, m]``:
+    ``-y' lam + mu 1'(p + m) + (|p|^2 + |m|^2) / 2`` (``N = len(y)``)."""
+    N = y.size
+    k = (z.size - N) // 3
+    p, m = z[N + k:N + 2 * k], z[N + 2 * k:]
+    return float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
 
 
 def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):

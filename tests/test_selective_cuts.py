@@ -177,7 +177,7 @@ def test_structured_interior_point_solves_the_split_qp(kind, seed):
     # (an independent solver): the same optimal value, and a point that is feasible
     from selective_cases import make_degenerate
 
-    from pathlib_core.selective_cuts import _box, _clarabel_point, _split_ipm
+    from pathlib_core.selective_cuts import _box, _clarabel_point, _split_ipm, _split_value
 
     rng = np.random.default_rng(seed)
     N, k = 14, [6, 25, 60][seed]
@@ -188,10 +188,6 @@ def test_structured_interior_point_solves_the_split_qp(kind, seed):
     lo, hi = _box(y, 0.7)
     mu = 0.3 * float(np.abs(XW.T @ (0.5 * (lo + hi))).max())
 
-    def value(z):
-        p, m = z[N + k:N + 2 * k], z[N + 2 * k:]
-        return float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
-
     z = _split_ipm(XW, y, lo, hi, mu)
     ref = _clarabel_point(XW, y, lo, hi, mu)
     assert z is not None and ref is not None
@@ -200,14 +196,15 @@ def test_structured_interior_point_solves_the_split_qp(kind, seed):
     np.testing.assert_allclose(XW.T @ lam, c + p - m, rtol=0, atol=1e-8)
     assert np.all(lam >= lo) and np.all(lam <= hi)
     assert np.all(np.abs(c) <= mu) and np.all(p >= 0) and np.all(m >= 0)
-    assert abs(value(z) - value(ref)) <= 1e-8 * max(1.0, abs(value(ref)))
+    assert abs(_split_value(z, y, mu) - _split_value(ref, y, mu)) <= 1e-8 * max(
+        1.0, abs(_split_value(ref, y, mu)))
 
 
 def test_structured_interior_point_ends_where_rounding_holds_stationarity_near_1e_7():
     # on this problem the stationarity residual stays near 1e-7 once complementarity is
     # below 1e-12 (the barrier diagonal spans 20 orders of magnitude); with a 1e-8 bound
     # the method never ended and the search fell back to Clarabel
-    from pathlib_core.selective_cuts import _box, _clarabel_point, _split_ipm
+    from pathlib_core.selective_cuts import _box, _clarabel_point, _split_ipm, _split_value
 
     X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=3)
     mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
@@ -218,11 +215,8 @@ def test_structured_interior_point_ends_where_rounding_holds_stationarity_near_1
     ref = _clarabel_point(X[:, W], y, lo, hi, mu)
     assert z is not None
 
-    def value(v):
-        p, m = v[N + k:N + 2 * k], v[N + 2 * k:]
-        return float(-y @ v[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
-
-    assert abs(value(z) - value(ref)) <= 1e-8 * max(1.0, abs(value(ref)))
+    assert abs(_split_value(z, y, mu) - _split_value(ref, y, mu)) <= 1e-8 * max(
+        1.0, abs(_split_value(ref, y, mu)))
     # complementarity: no excess p, m below the kink
     c, p, m = z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
     inside = np.abs(c) < 0.5 * mu
