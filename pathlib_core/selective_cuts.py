@@ -271,12 +271,12 @@ IPM_MAX_ITER = 100  # iterations of the structured interior-point method (14-16 
 
 
 def _regularized_cholesky(S):
-    """Cholesky factor of the SPD matrix ``S`` (its lower triangle is read), or of ``S + delta I`` with the smallest
-    ``delta`` in ``1e-14, 1e-12, ..., 1e-6`` times ``max diag(S)`` that factors: near the
-    optimum multipliers inside their box get a vanishing barrier term and ``S`` a condition
-    number beyond ``1 / eps`` (the usual static regularization of interior-point methods;
-    the Newton step is then slightly inexact, which the infeasible-start iteration
-    absorbs). None if none factors."""
+    """Cholesky factor of the SPD matrix ``S`` (only its lower triangle is read), or of
+    ``S + delta I`` with the smallest ``delta`` in ``1e-14, 1e-12, ..., 1e-6`` times
+    ``max diag(S)`` that factors: near the optimum multipliers inside their box get a
+    vanishing barrier term and ``S`` a condition number beyond ``1 / eps`` (the usual static
+    regularization of interior-point methods; the Newton step is then slightly inexact,
+    which the infeasible-start iteration absorbs). None if none factors."""
     scale = float(np.max(np.diag(S)))
     if not np.isfinite(scale):
         return None
