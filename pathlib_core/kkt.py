@@ -37,17 +37,26 @@ constraint terms) -- see :func:`bound_multipliers_from_gradient`.
 Absolute and relative residuals
 -------------------------------
 Each residual is the largest absolute violation (infinity norm) of its group of conditions
-(:class:`KKTResiduals`). With ``relative=True`` each group is divided by ``1 +`` the size of
-the terms it is made of, so that residuals of problems of very different scales compare:
+(:class:`KKTResiduals`). With ``relative=True`` every single condition is measured against its
+own natural scale, the size of the terms it is made of (a componentwise backward error, as in
+Oettli and Prager 1964), so the residual does not change when the problem, a variable or a
+constraint is rescaled, and a wrong point cannot hide behind a large term elsewhere:
 
-- stationarity by ``1 + max(|P||x|, |q|, |G|'|z|, |A|'|nu|, |w_lb|, |w_ub|)``;
-- primal feasibility, per constraint type, by ``1 + max(|G||x|, |h|)``,
-  ``1 + max(|A||x|, |b|)`` and ``1 + max(|x|, |finite bounds|)``;
-- dual feasibility by ``1 + max(|z|, |w_lb|, |w_ub|)``;
-- complementarity by ``1 + |1/2 x'Px + q'x|``;
+- stationarity, row ``i``: ``|(P x + q + G'z + A'nu - w_lb + w_ub)_i|`` divided by
+  ``s_i = (|P||x| + |q| + |G|'|z| + |A|'|nu| + w_lb + w_ub)_i``;
+- primal feasibility, row ``j`` of ``G`` (of ``A``): the violation divided by
+  ``(|G||x| + |h|)_j`` (``(|A||x| + |b|)_j``); a bound on ``x_i`` by the width of the box
+  ``ub_i - lb_i`` when both bounds are finite, else by ``|x_i| + |bound_i|``;
+- dual feasibility and the size of a multiplier: a multiplier is measured by its share of the
+  stationarity rows it enters, ``max_i |G_ji| z_j / s_i`` for ``z_j`` and ``w_i / s_i`` for a
+  bound multiplier;
+- complementarity: per condition the smaller of the relative multiplier and the relative slack
+  (either must vanish).
 
-(all norms are infinity norms; ``|P||x|`` is the product of the entrywise absolute values, the
-size of the terms that cancel in ``P x``, which bounds the rounding error of the residual).
+``|P||x|`` is the product of the entrywise absolute values, the size of the terms that cancel
+in ``P x``: it bounds the rounding error of the residual, so a computed optimum gives residuals
+of the order of the machine precision, and each is at most 1. A group with no terms (``0 /
+0``) counts as satisfied.
 """
 
 from __future__ import annotations
@@ -274,22 +283,7 @@ def _residuals(d: _QPData, x, z, nu, w_lb, w_ub, relative: bool) -> KKTResiduals
                                             np.where(fin_ub, w_ub * d_ub, 0.0)),
     }
     if relative:
-        bounds = np.concatenate([d.lb[fin_lb], d.ub[fin_ub]])
-        obj = (0.0 if d.P is None else 0.5 * float(x @ Px)) + float(d.q @ x)
-        ax = np.abs(x)
-        absPx = np.zeros_like(x) if d.P is None else np.abs(d.P) @ ax
-        scales = {
-            "stationarity": _inf_norm(absPx, d.q, np.abs(d.G.T) @ np.abs(z),
-                                      np.abs(d.A.T) @ np.abs(nu), w_lb, w_ub),
-            "primal_inequality": _inf_norm(np.abs(d.G) @ ax, d.h),
-            "primal_equality": _inf_norm(np.abs(d.A) @ ax, d.b),
-            "primal_bounds": _inf_norm(x, bounds),
-            "dual_inequality": _inf_norm(z, w_lb, w_ub),
-            "dual_bounds": _inf_norm(z, w_lb, w_ub),
-            "complementarity_inequality": abs(obj),
-            "complementarity_bounds": abs(obj),
-        }
-        parts = {k: v / (1.0 + scales[k]) for k, v in parts.items()}
+        parts = _relative_parts(d, x, z, nu, w_lb, w_ub, stat, s_ineq, r_eq, d_lb, d_ub)
     return KKTResiduals(
         stationarity=parts["stationarity"],
         primal_feasibility=max(parts["primal_inequality"], parts["primal_equality"],
@@ -300,6 +294,59 @@ def _residuals(d: _QPData, x, z, nu, w_lb, w_ub, relative: bool) -> KKTResiduals
         relative=relative,
         parts=parts,
     )
+
+
+def _ratio(v: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``v / s`` elementwise with ``0 / 0 = 0`` (a condition with no terms holds)."""
+    out = np.zeros(np.shape(v))
+    nz = s > 0
+    out[nz] = v[nz] / s[nz]
+    out[~nz & (v > 0)] = np.inf
+    return out
+
+
+def _max(v: np.ndarray) -> float:
+    return float(np.max(v)) if np.size(v) else 0.0
+
+
+def _relative_parts(d: _QPData, x, z, nu, w_lb, w_ub, stat, s_ineq, r_eq, d_lb,
+                    d_ub) -> dict[str, float]:
+    """Every condition against its own natural scale (module docstring)."""
+    fin_lb, fin_ub = np.isfinite(d.lb), np.isfinite(d.ub)
+    ax = np.abs(x)
+    absG, absA = np.abs(d.G), np.abs(d.A)
+    s_stat = (np.abs(d.q) + absG.T @ np.abs(z) + absA.T @ np.abs(nu) + np.abs(w_lb)
+              + np.abs(w_ub))
+    if d.P is not None:
+        s_stat = s_stat + np.abs(d.P) @ ax
+    # the size of each multiplier: its largest share of a stationarity row it enters
+    inv_s = _ratio(np.ones_like(s_stat), s_stat)
+    inv_s[~np.isfinite(inv_s)] = 0.0
+    z_share = np.abs(z) * (np.max(absG * inv_s[None, :], axis=1) if z.size else 0.0)
+    zneg = np.maximum(-z, 0.0) * (np.max(absG * inv_s[None, :], axis=1) if z.size else 0.0)
+    wl_share, wu_share = np.abs(w_lb) * inv_s, np.abs(w_ub) * inv_s
+    box = fin_lb & fin_ub
+    width = np.where(box, np.where(box, d.ub, 0.0) - np.where(box, d.lb, 0.0), 0.0)
+    s_lb = np.where(box, width, ax + np.abs(np.where(fin_lb, d.lb, 0.0)))
+    s_ub = np.where(box, width, ax + np.abs(np.where(fin_ub, d.ub, 0.0)))
+    g_slack = _ratio(np.abs(s_ineq), absG @ ax + np.abs(d.h))
+    lb_slack = np.where(fin_lb, _ratio(np.abs(d_lb), s_lb), 0.0)
+    ub_slack = np.where(fin_ub, _ratio(np.abs(d_ub), s_ub), 0.0)
+    return {
+        "stationarity": _max(_ratio(np.abs(stat), s_stat)),
+        "primal_inequality": _max(_ratio(np.maximum(s_ineq, 0.0), absG @ ax + np.abs(d.h))),
+        "primal_equality": _max(_ratio(np.abs(r_eq), absA @ ax + np.abs(d.b))),
+        "primal_bounds": max(_max(np.where(fin_lb, _ratio(np.maximum(-d_lb, 0.0), s_lb), 0.0)),
+                             _max(np.where(fin_ub, _ratio(np.maximum(-d_ub, 0.0), s_ub), 0.0))),
+        "dual_inequality": _max(zneg),
+        "dual_bounds": max(_max(np.maximum(-w_lb, 0.0) * inv_s),
+                           _max(np.maximum(-w_ub, 0.0) * inv_s),
+                           _max(wl_share[~fin_lb]), _max(wu_share[~fin_ub])),
+        "complementarity_inequality": _max(np.minimum(z_share, g_slack)),
+        "complementarity_bounds": max(_max(np.where(fin_lb, np.minimum(wl_share, lb_slack), 0.0)),
+                                      _max(np.where(fin_ub, np.minimum(wu_share, ub_slack),
+                                                    0.0))),
+    }
 
 
 def _recover_bounds(grad: np.ndarray, x: np.ndarray, lb: np.ndarray, ub: np.ndarray,
@@ -441,7 +488,7 @@ def lp_residuals(c, x, *, G=None, h=None, A=None, b=None, lb=None, ub=None, z=No
         the other is taken as zero.
     relative : bool, default False
         Absolute residuals, or residuals scaled by the size of their terms (module
-        docstring; complementarity is then divided by ``1 + |c'x|``).
+        docstring: each condition against the size of its own terms).
     bound_tol : float >= 0, default 1e-9
         Tolerance used when recovering bound multipliers.
 

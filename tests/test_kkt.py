@@ -122,9 +122,44 @@ def test_relative_residuals_are_scale_free():
     absolute = kkt.qp_residuals(1e6 * P, 1e6 * q, x)
     assert big.relative and not absolute.relative
     assert absolute.stationarity == pytest.approx(1e3)
-    # scale 1 + max(|P||x|, |q|) = 1 + 4.5 (times 1e6 for the big problem)
-    assert small.stationarity == pytest.approx(1e-3 / 5.5)
-    assert big.stationarity == pytest.approx(1e3 / (1 + 4.5e6))
+    # row 0 against its own terms: |P||x| = 4.5 and |q_0| = 3.499
+    assert small.stationarity == pytest.approx(1e-3 / (4.5 + 3.499))
+    assert big.stationarity == pytest.approx(small.stationarity)
+
+
+def test_relative_residuals_are_per_coordinate():
+    """Rescaling one variable (and its row) leaves the relative residual unchanged, and a
+    wrong coordinate of a tiny variable is not hidden by a large one."""
+    rng = np.random.default_rng(0)
+    M = rng.standard_normal((4, 4))
+    P = M @ M.T + np.eye(4)
+    x = rng.standard_normal(4)
+    q = -P @ x
+    D = np.diag([1e-8, 1.0, 1e8, 3.0])
+    # x = D^{-1} u: P_u = D^{-1} P D^{-1}, q_u = D^{-1} q, u = D x
+    Pu, qu, u = np.linalg.inv(D) @ P @ np.linalg.inv(D), np.linalg.solve(D, q), D @ x
+    exact = kkt.qp_residuals(Pu, qu, u, relative=True).max
+    assert exact < 1e-12
+    for k in range(4):
+        wrong = u.copy()
+        wrong[k] *= 1 + 1e-6
+        r = kkt.qp_residuals(Pu, qu, wrong, relative=True).max
+        r0 = kkt.qp_residuals(P, q, x * np.where(np.arange(4) == k, 1 + 1e-6, 1.0),
+                              relative=True).max
+        assert r > 1e-7
+        assert r == pytest.approx(r0, rel=1e-6)
+
+
+def test_relative_bound_and_multiplier_conditions():
+    # box [0, C]: a slack of 1e-20 C is at the bound; a negative multiplier that is a large
+    # share of its stationarity row is a violation whatever the scale of C
+    for C in (1e-10, 1.0, 1e10):
+        r = kkt.qp_residuals([[1.0]], [-2.0 * C], [C * (1 - 1e-20)], lb=0.0, ub=C,
+                             relative=True)
+        assert r.max < 1e-15
+        r = kkt.qp_residuals([[1.0]], [-2.0 * C], [C], lb=0.0, ub=C, w_lb=[0.0], w_ub=[-C],
+                             relative=True)
+        assert r.dual_feasibility > 0.1
 
 
 def test_bound_multipliers_from_gradient():
