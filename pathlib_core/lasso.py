@@ -61,6 +61,7 @@ from ._validation import as_matrix, as_vector, positive_int, positive_scalar
 from .homotopy import HomotopyError
 from .linalg import border_add, border_remove
 from .path import Event, Path
+from .threads import single_blas_thread
 
 __all__ = ["LassoSolution", "lasso_path", "lasso_kkt_residual"]
 
@@ -341,6 +342,7 @@ class _State:
         self.ch[A] = lam * self.signs[A]
 
 
+@single_blas_thread
 def lasso_path(X, y, *, alpha_min: float | None = None, refactor_every: int = 200,
                max_events: int | None = None) -> Path:
     r"""Exact Lasso path in scikit-learn's scaling, from ``alpha_max`` down to ``alpha_min``.

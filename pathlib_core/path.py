@@ -268,12 +268,25 @@ class Path:
         return (f"Path({self.param_name} in [{lo:.6g}, {hi:.6g}], {len(self)} breakpoints, "
                 f"events={kinds})")
 
+    def _clamp(self, t: float) -> float:
+        """``t`` moved onto the range when it lies within rounding of one of its ends.
+
+        Rounding means a few units in the last place of the larger end,
+        ``16 eps max(|lo|, |hi|)`` (a parameter computed as ``lo * (1 + 1e-16)``, or read back
+        from text, is still in range). Farther out is an error naming the range.
+        """
+        lo, hi = self.param_range
+        if lo <= t <= hi:
+            return t
+        slack = 16.0 * np.finfo(float).eps * max(abs(lo), abs(hi))
+        if lo - slack <= t < lo:
+            return lo
+        if hi < t <= hi + slack:
+            return hi
+        raise ValueError(f"{self.param_name}={t!r} is outside the path's range [{lo!r}, {hi!r}]")
+
     def _locate(self, t: float) -> tuple[int, int | None]:
         """Segment index containing t; second index when t is a shared end of two segments."""
-        lo, hi = self.param_range
-        if not (lo <= t <= hi):
-            raise ValueError(
-                f"{self.param_name}={t!r} is outside the path's range [{lo!r}, {hi!r}]")
         los = np.array([s.lo for s in self._segments])
         k = int(np.searchsorted(los, t, side="right") - 1)
         k = max(k, 0)
@@ -287,7 +300,8 @@ class Path:
         Parameters
         ----------
         t : float
-            Parameter value in ``[breakpoints[0], breakpoints[-1]]``.
+            Parameter value in ``[breakpoints[0], breakpoints[-1]]`` (within rounding of the
+            ends: ``16 eps`` of the larger end in absolute value).
         side : {None, "left", "right"}
             At a breakpoint where the path jumps: the limit from the left (smaller
             parameter) or from the right. ``None`` returns the solution that comes later in
@@ -299,6 +313,9 @@ class Path:
             t = float(t)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{self.param_name} must be a real number; got {t!r}") from exc
+        if not math.isfinite(t):
+            raise ValueError(f"{self.param_name} must be finite; got {t!r}")
+        t = self._clamp(t)
         k, k2 = self._locate(t)
         if k2 is None:
             return self._segments[k].evaluate(t)

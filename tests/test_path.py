@@ -68,6 +68,20 @@ def test_at_outside_range_or_bad_side_raises_value_error_naming_parameter():
         p.at(1.0, side="up")
     with pytest.raises(ValueError, match="C must be a real number"):
         p.at("x")
+    with pytest.raises(ValueError, match="C must be finite"):
+        p.at(float("nan"))
+
+
+def test_at_accepts_parameters_within_rounding_of_the_ends():
+    p = jump_path()
+    lo, hi = p.param_range
+    for t, end in [(np.nextafter(hi, np.inf), hi), (hi * (1 + 4e-16), hi),
+                   (np.nextafter(lo, -np.inf), lo)]:
+        assert p.at(t) == p.at(end)
+    with pytest.raises(ValueError, match="outside"):
+        p.at(hi * (1 + 1e-13))
+    small = Path.piecewise_linear("alpha", [1e-300, 2e-300], [np.zeros(1), np.ones(1)])
+    np.testing.assert_array_equal(small.at(np.nextafter(2e-300, 1.0)), np.ones(1))
 
 
 def test_records_list_both_sides_at_jumps_and_kkt_takes_the_worse_side():
