@@ -21,6 +21,8 @@ __all__ = [
     "finite_scalar",
     "positive_int",
     "check_choice",
+    "check_psd",
+    "check_bounds",
 ]
 
 
@@ -65,13 +67,15 @@ def as_vector(v, name: str, *, length: int | None = None, length_of: str = "") -
 def as_kernel(K, name: str = "K", *, symmetric_tol: float = 1e-8) -> np.ndarray:
     """Return ``K`` as a finite, square, symmetric float matrix.
 
-    Symmetry is checked relative to the largest absolute entry; the returned matrix is
-    exactly symmetrized, ``(K + K') / 2``.
+    Symmetry is checked relative to the largest absolute entry (whatever the scale of ``K``);
+    the returned matrix is exactly symmetrized, ``(K + K') / 2``. Positive semi-definiteness
+    is not checked here (it costs an eigendecomposition): engines call :func:`check_psd` when
+    a factorization meets negative curvature.
     """
     arr = as_matrix(K, name)
     if arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name} must be a square kernel matrix; got shape {arr.shape}")
-    scale = max(1.0, float(np.max(np.abs(arr))))
+    scale = float(np.max(np.abs(arr)))
     asym = float(np.max(np.abs(arr - arr.T)))
     if asym > symmetric_tol * scale:
         raise ValueError(
@@ -141,3 +145,35 @@ def check_choice(value, name: str, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}; got {value!r}")
     return value
+
+
+def check_psd(K, name: str = "K", *, rtol: float = 1e-10) -> None:
+    """Raise ``ValueError`` if the symmetric matrix ``K`` is not positive semi-definite.
+
+    The test is on the eigenvalues: the smallest must be ``>= -rtol`` times the largest in
+    absolute value (rounding in a kernel computed from data leaves eigenvalues of about
+    ``-1e-13`` relative). Costs one symmetric eigendecomposition, so engines call it when a
+    factorization meets negative curvature rather than on every input.
+    """
+    arr = np.asarray(K, dtype=float)
+    if arr.size == 0:
+        return
+    ev = np.linalg.eigvalsh(0.5 * (arr + arr.T))
+    top = float(np.max(np.abs(ev)))
+    if top > 0 and ev[0] < -rtol * top:
+        raise ValueError(
+            f"{name} must be positive semi-definite (a valid kernel); its smallest eigenvalue "
+            f"is {ev[0]:.3g}, {-ev[0] / top:.2g} times its largest in absolute value "
+            f"(tolerance {rtol:g})")
+
+
+def check_bounds(lb, ub, lb_name: str = "lb", ub_name: str = "ub") -> None:
+    """Raise ``ValueError`` if a lower bound exceeds its upper bound (naming both)."""
+    lo, hi = np.asarray(lb, dtype=float), np.asarray(ub, dtype=float)
+    bad = np.flatnonzero(np.broadcast_to(lo > hi, np.broadcast_shapes(lo.shape, hi.shape)))
+    if bad.size:
+        i = int(bad[0])
+        lo_i = float(np.broadcast_to(lo, np.broadcast_shapes(lo.shape, hi.shape)).ravel()[i])
+        hi_i = float(np.broadcast_to(hi, np.broadcast_shapes(lo.shape, hi.shape)).ravel()[i])
+        raise ValueError(f"{lb_name} must not exceed {ub_name}; at index {i}: "
+                         f"{lb_name}={lo_i!r} > {ub_name}={hi_i!r} ({bad.size} such entries)")
