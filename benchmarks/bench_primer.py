@@ -1,4 +1,4 @@
-"""Benchmarks of the core paths (issue 3): ``svm_path`` and ``lasso_path`` against their peers.
+"""Benchmarks of the core paths: ``svm_path`` and ``lasso_path`` against their peers.
 
 Targets, each a ratio measured in this run:
 
@@ -7,8 +7,16 @@ Targets, each a ratio measured in this run:
   and against an equal-resolution grid (as many SVC fits as the path has breakpoints): goal
   >= 10x faster. The equal-resolution grid is timed on a random sample of its C values and
   scaled to the full count (fits at nearby C cost alike; the sample size is recorded).
-* ``lasso_path`` vs ``sklearn.linear_model.lars_path(method="lasso")`` on diabetes and on a
-  1000 x 200 synthetic problem: goal <= 1.5x.
+* ``lasso_path`` vs ``sklearn.linear_model.lars_path(method="lasso")``, whole path, on
+  diabetes, on 1000 x 200 and 400 x 120 synthetic problems, and on designs with more features
+  than samples (67 x 170 Gaussian, 200 x 1000): goal <= 1.0x, best of 5. Both run with one
+  BLAS thread (``lasso_path`` sets it itself; ``lars_path`` is timed under the same limit, its
+  faster setting on problems of this size).
+* BLAS threads: ``lasso_path`` (400 x 120) and ``selective_fit`` (hinge loss, EEG-like
+  196 x 6600, mu = 0.01 mu_0) in a fresh process *without* ``OMP_NUM_THREADS`` while another
+  process keeps one core busy, against the same process with ``OMP_NUM_THREADS=1``: goal
+  <= 1.3x (the package limits its own BLAS threads). For reference, the same run of the
+  functions without the package's limit (``__wrapped__``) is recorded too.
 * Scaling of ``svm_path`` with n (synthetic two-class RBF problem): time, breakpoints,
   log-log slopes. Both solvers of ``svm_path`` (the lean loop and the generic engine) are
   reported, the second as the "peer" of the first.
@@ -18,6 +26,8 @@ Run: ``python benchmarks/bench_primer.py --out benchmarks/results/primer.json [-
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -33,6 +43,7 @@ from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
 from pathlib_core.lasso import lasso_path  # noqa: E402
 from pathlib_core.svm import svm_path  # noqa: E402
+from pathlib_core.threads import blas_controller  # noqa: E402
 
 C_LO, C_HI = 1e-2, 1e3
 
@@ -69,27 +80,94 @@ def bench_svm_breast_cancer(repeat: int, n_sample: int) -> list[dict]:
     ]
 
 
-def _synthetic_lasso(seed=0):
+def _synthetic_lasso(n=1000, p=200, seed=0, k=20):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(1000, 200))
-    w = np.zeros(200)
-    w[:20] = rng.normal(size=20)
-    return X, X @ w + rng.normal(size=1000)
+    X = rng.normal(size=(n, p))
+    w = np.zeros(p)
+    w[:k] = rng.normal(size=k)
+    return X, X @ w + rng.normal(size=n)
+
+
+def _gaussian(n, p, seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, p)), rng.standard_normal(n)
 
 
 def bench_lasso(repeat: int) -> list[dict]:
     rows = []
     Xd, yd = load_diabetes(return_X_y=True)
-    for name, (X, y) in {"diabetes (442 x 10)": (Xd, yd),
-                         "synthetic (1000 x 200)": _synthetic_lasso()}.items():
-        t_ours, path = best_time(lambda X=X, y=y: lasso_path(X, y), repeat=repeat,
-                                 min_time=0.5)
-        t_lars, _ = best_time(lambda X=X, y=y: lars_path(X, y, method="lasso"),
-                              repeat=repeat, min_time=0.5)
-        rows.append(ratio_row(f"lasso_path, {name}", "whole path, alpha_max down to 0",
-                              t_ours, "lars_path(method='lasso')", t_lars, goal="<= 1.5x",
-                              goal_ratio=1.5, n_breakpoints=len(path.breakpoints),
-                              max_kkt=float(path.kkt_residuals().max())))
+    cases = {"diabetes (442 x 10)": (Xd, yd),
+             "synthetic (1000 x 200)": _synthetic_lasso(),
+             "synthetic (400 x 120)": _synthetic_lasso(400, 120, 1),
+             "p > n: Gaussian (67 x 170)": _gaussian(67, 170, 1),
+             "p > n: synthetic (200 x 1000)": _synthetic_lasso(200, 1000, 3)}
+    with blas_controller().limit(limits=1, user_api="blas"):
+        for name, (X, y) in cases.items():
+            t_ours, path = best_time(lambda X=X, y=y: lasso_path(X, y), repeat=repeat,
+                                     min_time=0.5)
+            t_lars, out = best_time(lambda X=X, y=y: lars_path(X, y, method="lasso"),
+                                    repeat=repeat, min_time=0.5)
+            rows.append(ratio_row(f"lasso_path, {name}", "whole path, alpha_max down to 0",
+                                  t_ours, "lars_path(method='lasso')", t_lars, goal="<= 1.0x",
+                                  goal_ratio=1.0, n_breakpoints=len(path.breakpoints),
+                                  lars_breakpoints=len(out[0]),
+                                  max_kkt=float(path.kkt_residuals().max())))
+    return rows
+
+
+_THREAD_WORKER = """
+import sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+which, wrapped, repeat = sys.argv[1], sys.argv[2] == "1", int(sys.argv[3])
+if which == "lasso":
+    from pathlib_core.lasso import lasso_path as fn
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 120)); w = np.zeros(120); w[:20] = rng.normal(size=20)
+    y = X @ w + rng.normal(size=400)
+    call = lambda f: f(X, y)
+else:
+    from pathlib_core.selective import eeg_like, mu_0, selective_fit as fn
+    X, y = eeg_like(seed=0)
+    mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
+    call = lambda f: f(X, y, gamma=1.0, mu=mu, loss="hinge")
+f = fn.__wrapped__ if wrapped else fn
+call(f)
+best = min(
+    (lambda t0: (call(f), time.perf_counter() - t0)[1])(time.perf_counter())
+    for _ in range(repeat))
+print(best)
+"""
+
+
+def _timed_subprocess(which: str, env: dict, wrapped: bool, repeat: int) -> float:
+    out = subprocess.run([sys.executable, "-c", _THREAD_WORKER, which, "1" if wrapped else "0",
+                          str(repeat)], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def bench_threads(repeat: int) -> list[dict]:
+    """One busy core; default BLAS threads vs one thread, in fresh processes."""
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    single = dict(base, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    rows = []
+    try:
+        for which, what in [("lasso", "lasso_path, 400 x 120"),
+                            ("selective", "selective_fit, hinge, EEG-like 196 x 6600, "
+                                          "mu = 0.01 mu_0")]:
+            t_default = _timed_subprocess(which, base, False, repeat)
+            t_one = _timed_subprocess(which, single, False, repeat)
+            t_free = _timed_subprocess(which, base, True, repeat)
+            rows.append(ratio_row(f"BLAS threads: {which}", f"{what}; default threads, one "
+                                  "core busy", t_default, "the same with OMP_NUM_THREADS=1",
+                                  t_one, goal="<= 1.3x", goal_ratio=1.3,
+                                  without_thread_control_s=t_free,
+                                  without_thread_control_ratio=t_free / t_one))
+    finally:
+        busy.kill()
+        busy.wait()
     return rows
 
 
@@ -130,7 +208,8 @@ def main() -> None:
     repeat = 2 if args.quick else 5
     sizes = [250, 500] if args.quick else [250, 500, 1000, 2000]
     results = bench_svm_breast_cancer(repeat, n_sample=50 if args.quick else 200)
-    results += bench_lasso(repeat)
+    results += bench_lasso(5)
+    results += bench_threads(2 if args.quick else 5)
     rows, slopes = bench_svm_scaling(sizes, 1 if args.quick else 2)
     results += rows
     write_report(args.out, suite="primer", title="Core paths: SVM path and Lasso homotopy",
