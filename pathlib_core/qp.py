@@ -35,24 +35,31 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from pathlib_core._validation import check_choice, positive_scalar
+from pathlib_core._validation import check_choice, check_psd, positive_scalar
 from pathlib_core.kkt import KKTResiduals, _qp_data, _QPData, _residuals
 
 __all__ = [
     "ActiveSet",
     "QPResult",
     "QPSolverError",
+    "NotPSDError",
     "solve_qp",
     "solve_qp_cvxpy",
     "solve_lp",
 ]
 
 _FREE, _LOWER, _UPPER, _FIXED = 0, -1, 1, 2
+#: up to this size, every optimal solve ends with a global PSD test of P (a Cholesky factor)
+_PSD_CHECK_ALWAYS = 64
 _EPS = np.finfo(float).eps
 
 
 class QPSolverError(RuntimeError):
     """A numerical failure inside a QP solve that could not be recovered from."""
+
+
+class NotPSDError(ValueError):
+    """``P`` is not positive semi-definite: the QP is not convex (a ``ValueError``)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,6 +165,139 @@ def _empty_result(d: _QPData, status: str, n_iter: int, solver: str, info: dict)
         w_lb=np.zeros(n), w_ub=np.zeros(n),
         active=ActiveSet(np.zeros(n, bool), np.zeros(n, bool), np.zeros(d.G.shape[0], bool)),
         n_iter=n_iter, status=status, objective=np.nan, solver=solver, info=info, _data=d)
+
+
+# ---------------------------------------------------------------------------------------------
+# Equilibration by powers of two
+# ---------------------------------------------------------------------------------------------
+#: Ruiz passes at most (each pass halves the log-spread of the column norms; a well-scaled
+#: problem stops after the first pass with every factor equal to one)
+_RUIZ_PASSES = 30
+
+
+def _pow2_sqrt_inv(norms: np.ndarray) -> np.ndarray:
+    """``2^k`` with ``2^k ~ 1 / sqrt(norm)``, exactly 1 for norms in ``[1/2, 2)`` (and for 0)."""
+    _, e = np.frexp(norms)  # norm in [2^(e-1), 2^e)
+    k = -np.floor_divide(e, 2)  # e in {0, 1} -> 0
+    k[norms == 0] = 0
+    return np.ldexp(1.0, k)
+
+
+def _pow2_near(v: float) -> float:
+    """``2^k`` with ``v / 2^k`` in ``[1/2, 2)``; exactly 1 when ``v`` is there already (or 0)."""
+    if not (v > 0.0 and np.isfinite(v)):
+        return 1.0
+    _, e = np.frexp(v)  # v in [2^(e-1), 2^e)
+    return float(np.ldexp(1.0, e - 1 if e >= 2 else (e if e <= -1 else 0)))
+
+
+@dataclass(frozen=True)
+class _Scaling:
+    r"""A diagonal equilibration of a QP by powers of two (exact in floating point).
+
+    The solver works on the variables ``x~ = x / col`` and the rows ``row_G * (G x <= h)``,
+    ``row_A * (A x = b)``, with the objective multiplied by ``obj``:
+
+    .. math::
+
+        \tilde P = \sigma D P D, \quad \tilde q = \sigma D q, \quad
+        \tilde G = R_G G D, \quad \tilde A = R_A A D, \quad
+        \tilde{lb} = D^{-1} lb, \quad \tilde{ub} = D^{-1} ub .
+
+    The two problems have the same solutions (``x = D x~``) and the same working sets; the
+    multipliers map as ``z = R_G z~ / sigma``, ``nu = R_A nu~ / sigma``, ``w = w~ / (sigma D)``
+    (stationarity of the scaled problem is ``sigma D`` times that of the original). Every
+    factor is a power of two, so each of these maps is exact (no rounding).
+    """
+
+    col: np.ndarray
+    row_G: np.ndarray
+    row_A: np.ndarray
+    obj: float
+
+    @property
+    def identity(self) -> bool:
+        return (self.obj == 1.0 and bool(np.all(self.col == 1.0))
+                and bool(np.all(self.row_G == 1.0)) and bool(np.all(self.row_A == 1.0)))
+
+    def apply(self, d: _QPData) -> _QPData:
+        c, s = self.col, self.obj
+        P = None if d.P is None else (s * c[:, None]) * d.P * c[None, :]
+        return _QPData(P, s * c * d.q, self.row_G[:, None] * d.G * c[None, :], self.row_G * d.h,
+                       self.row_A[:, None] * d.A * c[None, :], self.row_A * d.b, d.lb / c,
+                       d.ub / c)
+
+    def x_to_scaled(self, x: np.ndarray) -> np.ndarray:
+        return x / self.col
+
+    def x_from_scaled(self, x: np.ndarray) -> np.ndarray:
+        return x * self.col
+
+    def multipliers_from_scaled(self, nu, z, w_lb, w_ub):
+        s = self.obj
+        return (self.row_A * nu / s, self.row_G * z / s, w_lb / (s * self.col),
+                w_ub / (s * self.col))
+
+
+def _equilibrate(d: _QPData) -> _Scaling:
+    r"""Powers of two that equilibrate the KKT matrix of ``d`` and its objective.
+
+    Ruiz's method (Ruiz 2001, as in OSQP) on the symmetric matrix
+    ``[[P, A', G'], [A, 0, 0], [G, 0, 0]]``: each pass divides every row and column by the
+    square root of its largest absolute entry, rounded to a power of two, until all of them
+    lie in ``[1/2, 2)`` (a well-scaled problem is left unchanged). A variable that appears in
+    no matrix entry is scaled by its largest finite bound instead. Then the objective is
+    multiplied by a power of two that brings ``max(mean column norm of P~, max |q~|)`` into
+    ``[1/2, 2)`` (OSQP's cost scaling). Cost: a few ``O(n^2 + n m)`` passes.
+    """
+    n, mG, mA = d.n, d.G.shape[0], d.A.shape[0]
+    absP = None if d.P is None or not np.any(d.P) else np.abs(d.P)
+    absG, absA = np.abs(d.G), np.abs(d.A)
+    col, rG, rA = np.ones(n), np.ones(mG), np.ones(mA)
+    for _ in range(_RUIZ_PASSES):
+        cn = np.zeros(n)
+        if absP is not None:
+            cn = np.max(absP * col[:, None], axis=0) * col
+        if mA:
+            sA = absA * rA[:, None]
+            cn = np.maximum(cn, np.max(sA, axis=0) * col)
+            nA = np.max(sA * col[None, :], axis=1)
+        if mG:
+            sG = absG * rG[:, None]
+            cn = np.maximum(cn, np.max(sG, axis=0) * col)
+            nG = np.max(sG * col[None, :], axis=1)
+        dc = _pow2_sqrt_inv(cn)
+        dA = _pow2_sqrt_inv(nA) if mA else np.ones(0)
+        dG = _pow2_sqrt_inv(nG) if mG else np.ones(0)
+        if np.all(dc == 1.0) and np.all(dA == 1.0) and np.all(dG == 1.0):
+            break
+        col, rA, rG = col * dc, rA * dA, rG * dG
+    # variables in no matrix entry (only in q and the bounds): their bound sets the unit
+    empty = cn == 0
+    if np.any(empty):
+        mag = np.fmax(np.where(np.isfinite(d.lb), np.abs(d.lb), 0.0),
+                      np.where(np.isfinite(d.ub), np.abs(d.ub), 0.0))
+        col[empty] = [_pow2_near(float(v)) for v in mag[empty]]
+    # the objective: OSQP's cost scaling
+    size = float(np.max(np.abs(col * d.q)))
+    if absP is not None:
+        size = max(size, float(np.mean(np.max(absP * col[:, None], axis=0) * col)))
+    return _Scaling(col, rG, rA, 1.0 / _pow2_near(size))
+
+
+def _scaled_problem(d: _QPData) -> tuple[_Scaling | None, _QPData]:
+    """``(scaling, scaled data)``; ``(None, d)`` when no scaling is needed (or possible)."""
+    sc = _equilibrate(d)
+    if sc.identity:
+        return None, d
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        ds = sc.apply(d)
+    finite = all(np.all(np.isfinite(a)) for a in (ds.q, ds.G, ds.h, ds.A, ds.b)) and (
+        ds.P is None or np.all(np.isfinite(ds.P)))
+    if not (finite and np.array_equal(np.isfinite(ds.lb), np.isfinite(d.lb))
+            and np.array_equal(np.isfinite(ds.ub), np.isfinite(d.ub))):
+        return None, d  # the data span more than the floating-point range allows
+    return sc, ds
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,12 +466,97 @@ class _ActiveSetQP:
         self.P = np.zeros((self.n, self.n)) if d.P is None else d.P
         self.pscale = max(float(np.max(np.abs(self.P))), 0.0)
         self.ftol = _feas_tol(d, tol)
-        self.G_norm = np.linalg.norm(d.G, axis=1) if self.mG else np.zeros(0)
         self.a_keep = self._independent_rows(d.A)
         self.n_iter = self.n_add = self.n_drop = self.n_zero_steps = 0
         self.bland = False
-        self.gscale = 1.0
         self.n_crash = 0
+        self._absP = None
+        self.s_x = np.abs(d.q)  # |q| + |P||x| at the current point (set by _term_scale)
+        self.psd_confirmed = False
+        self.work = 0.0  # flops of the reduced-Hessian factorizations so far
+        if self.pscale > 0.0 and float(np.min(np.diag(self.P))) < -1e-10 * self.pscale:
+            self._confirm_psd()  # a negative diagonal entry is negative curvature
+
+    def _final_psd_check(self) -> None:
+        """At an optimum: a global PSD test of ``P`` when it costs a small part of the solve.
+
+        Negative curvature outside every working-set subspace the method visited is not
+        met by the iterations (a KKT point of a non-convex QP can be a strict local
+        minimizer). When the factorizations of the solve cost at least ten times a
+        Cholesky factorization of ``P`` (``n^3 / 3`` flops), or ``n <= 64`` (where the
+        factorization costs about as much as one iteration's interpreter overhead, some
+        microseconds), ``P + delta I`` is factored
+        (``delta`` = ``n eps max|P|``, above the rounding of a PSD matrix) and a failure is
+        confirmed by :meth:`_confirm_psd`. Short solves (warm starts) skip it.
+        """
+        if self.psd_confirmed or self.pscale == 0.0:
+            return
+        if self.n > _PSD_CHECK_ALWAYS and self.work < 10.0 * self.n ** 3 / 3.0:
+            return
+        delta = 10.0 * self.n * _EPS * self.pscale
+        try:
+            sla.cho_factor(self.P + delta * np.eye(self.n), check_finite=False)
+            self.psd_confirmed = True
+        except np.linalg.LinAlgError:
+            self._confirm_psd()
+
+    def _confirm_psd(self) -> None:
+        """Negative curvature was met: raise :class:`NotPSDError` unless ``P`` is PSD.
+
+        Called only where the method meets negative curvature (a negative diagonal entry, a
+        reduced Hessian with an eigenvalue below minus its rounding level, a direction of
+        negative curvature), so PSD input pays nothing; the test itself is
+        :func:`pathlib_core._validation.check_psd` (an eigendecomposition, once per solve).
+        ``P`` here is the equilibrated matrix ``sigma D P D``: a congruence by a positive
+        diagonal, which has the same numbers of positive, zero and negative eigenvalues.
+        """
+        if self.psd_confirmed:
+            return
+        try:
+            check_psd(self.P, "P")
+        except ValueError as exc:
+            msg = str(exc).replace(" (a valid kernel)", "")
+            raise NotPSDError(f"{msg}; the QP is not convex (eigenvalues of the diagonally "
+                              "equilibrated P, which has the same inertia)") from None
+        self.psd_confirmed = True  # the negative curvature was rounding
+
+    # -- the size of the terms of stationarity (per coordinate) -----------------------------
+    def _term_scale(self, x: np.ndarray) -> np.ndarray:
+        """``|q| + |P||x|``: per coordinate, the size of the terms that make up the gradient.
+
+        Rounding in ``g = P x + q`` is a small multiple of ``eps`` times this; every test of
+        the gradient and the multipliers is relative to it (the componentwise scale of
+        :mod:`pathlib_core.kkt`), so a coordinate whose terms cancel is judged against its
+        own terms, not against the largest entry of the gradient.
+        """
+        s = np.abs(self.d.q)
+        nz = np.flatnonzero(x)
+        if nz.size and self.pscale > 0.0:
+            if self._absP is None:
+                self._absP = np.abs(self.P)
+            if 2 * nz.size > x.size:
+                s = s + self._absP @ np.abs(x)
+            else:
+                s = s + self._absP[:, nz] @ np.abs(x[nz])
+        self.s_x = s
+        return s
+
+    def _stat_scale(self, nu: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """``|q| + |P||x| + |A|'|nu| + |G|'|z|``: the scale of each stationarity row."""
+        s = self.s_x
+        if nu.size:
+            s = s + np.abs(self.d.A).T @ np.abs(nu)
+        if z.size:
+            s = s + np.abs(self.d.G).T @ np.abs(z)
+        return s
+
+    @staticmethod
+    def _relative(w: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """``w / s`` with ``0 / 0 = 0`` (a multiplier made of no terms is exact)."""
+        out = np.zeros_like(w)
+        pos = s > 0.0
+        out[pos] = w[pos] / s[pos]
+        return out
 
     # -- working-set bookkeeping ------------------------------------------------------------
     @staticmethod
@@ -424,7 +649,8 @@ class _ActiveSetQP:
             if Z.shape[1] == 0:
                 return p, "newton"
             H, gz = Z.T @ PFF @ Z, Z.T @ gF
-        u, kind = self._reduced_step(0.5 * (H + H.T), gz)
+        gtol = self.tol * float(np.max(self.s_x[F]))
+        u, kind = self._reduced_step(0.5 * (H + H.T), gz, gtol)
         p[F] = u if Z is None else Z @ u
         return p, kind
 
@@ -449,13 +675,14 @@ class _ActiveSetQP:
         rank = int(np.sum(s > 1e-10 * max(s[0] if s.size else 0.0, 1e-300)))
         return Vt[rank:].T
 
-    def _reduced_step(self, H: np.ndarray, gz: np.ndarray) -> tuple[np.ndarray, str]:
+    def _reduced_step(self, H: np.ndarray, gz: np.ndarray,
+                      gtol: float) -> tuple[np.ndarray, str]:
         k = H.shape[0]
-        if float(np.max(np.abs(gz))) <= self.tol * self.gscale * 1e-2:
+        if float(np.max(np.abs(gz))) <= gtol * 1e-2:
             return np.zeros(k), "newton"
-        gtol = self.tol * self.gscale
         zero_curv = 10.0 * k * _EPS * self.pscale  # curvature below this counts as zero
         if self.pscale > 0.0:
+            self.work += k ** 3 / 3.0
             try:
                 c, low = sla.cho_factor(H, lower=False, check_finite=False)
                 anorm = float(np.max(np.sum(np.abs(H), axis=0)))
@@ -465,6 +692,7 @@ class _ActiveSetQP:
                     return -sla.cho_solve((c, low), gz, check_finite=False), "newton"
             except np.linalg.LinAlgError:
                 pass
+            self.work += 9.0 * k ** 3
             try:
                 s, V = np.linalg.eigh(H)
             except np.linalg.LinAlgError as exc:
@@ -472,6 +700,8 @@ class _ActiveSetQP:
         else:
             s, V = np.zeros(k), np.eye(k)
         cut = max(zero_curv, 10.0 * k * _EPS * float(np.max(np.abs(s))))
+        if s.size and s[0] < -cut:
+            self._confirm_psd()  # negative curvature: P is not PSD, or this is rounding
         pos = s > cut
         gv = V.T @ gz
         g0 = gv[~pos]
@@ -500,16 +730,26 @@ class _ActiveSetQP:
         w_ub = np.where(st == _UPPER, -r, 0.0) + np.where(st == _FIXED, np.maximum(-r, 0.0), 0.0)
         return nu, z, w_lb, w_ub
 
-    def _to_drop(self, z: np.ndarray, w_lb: np.ndarray, w_ub: np.ndarray):
-        """The working-set constraint to drop: ``("bound", i)``, ``("G", j)`` or ``None``."""
-        mtol = self.tol * self.gscale
+    def _to_drop(self, nu: np.ndarray, z: np.ndarray, w_lb: np.ndarray, w_ub: np.ndarray):
+        """The working-set constraint to drop: ``("bound", i)``, ``("G", j)`` or ``None``.
+
+        A multiplier counts as negative when it is below ``-tol`` times its share of the
+        stationarity rows it enters (the relative dual residual of :mod:`pathlib_core.kkt`);
+        the most negative relative multiplier is dropped (Bland: the first one).
+        """
         st = self.state
-        cand_val = np.concatenate([np.where(st == _LOWER, w_lb, np.inf),
-                                   np.where(st == _UPPER, w_ub, np.inf)])
+        s = self._stat_scale(nu, z)
+        cand_val = np.concatenate([np.where(st == _LOWER, self._relative(w_lb, s), np.inf),
+                                   np.where(st == _UPPER, self._relative(w_ub, s), np.inf)])
         cand_val = np.minimum(cand_val[: self.n], cand_val[self.n:])
-        zs = np.where(self.gw, z * self.G_norm, np.inf) if self.mG else np.zeros(0)
+        if self.mG:
+            share = np.max(np.abs(self.d.G) * self._relative(np.ones(self.n), s)[None, :],
+                           axis=1)
+            zs = np.where(self.gw, z * share, np.inf)
+        else:
+            zs = np.zeros(0)
         vals = np.concatenate([cand_val, zs])
-        neg = np.flatnonzero(vals < -mtol)
+        neg = np.flatnonzero(vals < -self.tol)
         if neg.size == 0:
             return None
         k = int(neg[0]) if self.bland else int(neg[np.argmin(vals[neg])])
@@ -578,17 +818,18 @@ class _ActiveSetQP:
             if self.n_iter >= self.max_iter - 1:
                 break
             g = self.P @ x + d.q
-            self.gscale = 1.0 + max(float(np.max(np.abs(d.q))), float(np.max(np.abs(g - d.q))))
+            self._term_scale(x)
             p, kind = self._direction(x, g)
             if kind != "newton":
                 break
             xn = x + p
-            _, _, w_lb, w_ub = self._multipliers(self.P @ xn + d.q)
+            self._term_scale(xn)
+            nu, z, w_lb, w_ub = self._multipliers(self.P @ xn + d.q)
+            s = self._stat_scale(nu, z)
             free = self.state == _FREE
             lo, hi = free & (xn < d.lb), free & (xn > d.ub)
-            mtol = self.tol * self.gscale
-            release = (((self.state == _LOWER) & (w_lb < -mtol))
-                       | ((self.state == _UPPER) & (w_ub < -mtol)))
+            release = (((self.state == _LOWER) & (self._relative(w_lb, s) < -self.tol))
+                       | ((self.state == _UPPER) & (self._relative(w_ub, s) < -self.tol)))
             if not (lo.any() or hi.any()) and _max_violation(d, xn) <= self.ftol:
                 best = (xn, self.state.copy())
             if not (lo.any() or hi.any() or release.any()):
@@ -629,8 +870,7 @@ class _ActiveSetQP:
         while self.n_iter < self.max_iter:
             self.n_iter += 1
             g = self.P @ x + d.q
-            self.gscale = 1.0 + max(float(np.max(np.abs(d.q))),
-                                    float(np.max(np.abs(g - d.q))))
+            self._term_scale(x)
             if not at_min:
                 p, kind = self._direction(x, g)
                 pn = float(np.max(np.abs(p)))
@@ -651,7 +891,7 @@ class _ActiveSetQP:
                     self._count_zero_step(alpha * pn)
                     continue
             nu, z, w_lb, w_ub = self._multipliers(g)
-            drop = self._to_drop(z, w_lb, w_ub)
+            drop = self._to_drop(nu, z, w_lb, w_ub)
             if drop is None:
                 status = "optimal"
                 break
@@ -664,6 +904,7 @@ class _ActiveSetQP:
             at_min = False
         if status == "optimal":
             x = self._restore(x)
+            self._final_psd_check()
         g = self.P @ x + d.q
         nu, z, w_lb, w_ub = self._multipliers(g)
         return x, nu, z, w_lb, w_ub, status, ray
@@ -686,7 +927,10 @@ class _ActiveSetQP:
     def _ray_length(self, g: np.ndarray, p: np.ndarray) -> float:
         curv = float(p @ (self.P @ p))
         slope = float(g @ p)
-        if curv > 10.0 * _EPS * self.pscale * float(p @ p) and slope < 0:
+        zero = 10.0 * _EPS * self.pscale * float(p @ p) * self.n
+        if curv < -zero:
+            self._confirm_psd()
+        if curv > zero / self.n and slope < 0:
             return -slope / curv
         return np.inf
 
@@ -842,9 +1086,13 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
 
 
 def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
-    solver = _ActiveSetQP(d, tol, iters)
+    """The active-set method on the equilibrated problem; the result in the user's units."""
+    sc, ds = _scaled_problem(d)
+    if sc is not None and x_w is not None:
+        x_w = sc.x_to_scaled(x_w)
+    solver = _ActiveSetQP(ds, tol, iters)
     info: dict = {}
-    x0, info["start"] = _starting_point(d, x_w, state, solver.ftol)
+    x0, info["start"] = _starting_point(ds, x_w, state, solver.ftol)
     if x0 is None:
         status = "infeasible" if info["start"] == "infeasible" else "error"
         if status == "error":
@@ -855,6 +1103,13 @@ def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
     crash = state is None and info["start"] != "lp-simplex"
     x, nu, z, w_lb, w_ub, status, ray = solver.run(x0, state, gw, crash=crash)
     info.update(n_add=solver.n_add, n_drop=solver.n_drop, n_crash=solver.n_crash)
+    if sc is not None:
+        x = sc.x_from_scaled(x)
+        nu, z, w_lb, w_ub = sc.multipliers_from_scaled(nu, z, w_lb, w_ub)
+        if ray is not None:
+            ray = sc.x_from_scaled(ray)
+        info["scaling"] = {"columns": sc.col, "rows_G": sc.row_G, "rows_A": sc.row_A,
+                           "objective": sc.obj}
     if ray is not None:
         info["unbounded_direction"] = ray
     return QPResult(x=x, nu=nu, z=z, w_lb=w_lb, w_ub=w_ub, active=solver.active_set(),
