@@ -10,8 +10,9 @@ to the SVM dual
     \min_\alpha \tfrac12 \alpha^\top Q \alpha - \mathbf 1^\top \alpha
     \quad\text{s.t.}\quad y^\top\alpha = 0,\; 0 \le \alpha \le C
 
-traced downward in ``C``. With the elbow ``E`` (free), the left set ``L`` (``alpha = C``) and
-the right set ``R`` (``alpha = 0``) fixed, the bordered system
+traced in ``C`` (downward from the exact start, and upward above it when ``C_max`` is
+large; see :func:`pathlib_core.svm.svm_path`). With the elbow ``E`` (free), the left set ``L``
+(``alpha = C``) and the right set ``R`` (``alpha = 0``) fixed, the bordered system
 
 .. math::
 
@@ -44,27 +45,33 @@ import numpy as np
 
 from . import _svm_kernel
 from .homotopy import (
+    _STATE_NAMES,
     FREE,
     UPPER,
     HomotopyError,
     QPPoint,
-    _events_for,
     _KKTInverse,
     _Problem,
     _trace_raw,
 )
+from .path import Event
 
 
 def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *,
               until_last_event: bool, refactor_every: int = 50, tie_tol: float = 1e-10,
-              zero_tol: float = 1e-11, drift_tol: float = 1e-9):
-    """Trace the SVM path downward; breakpoints in tracing order (see :func:`_trace_raw`).
+              zero_tol: float = 1e-11, drift_tol: float = 1e-9, state0=None, names=None):
+    """Trace the SVM path from ``C_start`` to ``C_end`` (either direction); breakpoints in
+    tracing order (see :func:`_trace_raw`).
 
-    Returns ``(params, points, events, info)``. The records' ``w_lb`` / ``w_ub`` are not
-    filled for the breakpoints of the compiled loop (``svm_path`` keeps only ``x``, ``nu`` and
-    the index sets).
+    ``x0`` is an approximate solution at ``C_start`` (polished by the generic engine), or an
+    exact one with its index sets ``state0``. Returns ``(params, points, events, info)``. The
+    records' ``w_lb`` / ``w_ub`` are not filled for the breakpoints of the compiled loop
+    (``svm_path`` keeps only ``x``, ``nu`` and the index sets). ``names`` maps the engine's
+    set names (``"free"``, ``"lower"``, ``"upper"``) to those of the compiled loop's events
+    (default: the engine's); the engine's own events keep the engine's names.
     """
     t0 = time.perf_counter()
+    names = {k: (names or {}).get(v, v) for k, v in _STATE_NAMES.items()}
     n = y.size
     Q = np.ascontiguousarray(prob.P)
     yv = np.ascontiguousarray(y, dtype=float)
@@ -96,7 +103,8 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
         return out
 
     # the exact start (index sets identified and polished by the engine)
-    params, points, events, _, n_engine = engine(C_start, x0, None, 0)
+    direction = 1.0 if C_end >= C_start else -1.0
+    params, points, events, _, n_engine = engine(C_start, x0, state0, 0)
     n_fast = 0
     max_events = 50 * n + 100
     while True:
@@ -117,27 +125,29 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
                 Q, yv, s, st, keys, k, Minv, sL, float(yv[left].sum()), float(C_b),
                 float(C_end), bool(until_last_event), max_updates, tie_tol, zero_tol,
                 drift_tol, _KKTInverse.sing_tol, prob.p_scale, out_C, out_i, out_new, out_x,
-                out_b)
+                out_b, direction)
             stats["max_drift"] = max(stats["max_drift"], drift)
             for r in range(m):
                 C, i = float(out_C[r]), int(out_i[r])
                 if i >= 0:
-                    new = cur.copy()
-                    new[i] = out_new[r]
-                    events.extend(_events_for(C, cur, new, [i]))
-                    cur = new
+                    a, b = int(cur[i]), int(out_new[r])
+                    cur = cur.copy()  # each record keeps its own state array
+                    cur[i] = b
+                    events.append(Event(C, "enter" if b == FREE else "leave", (i,),
+                                        {"from": names[a], "to": names[b]}))
                     n_fast += 1
                     stats["n_updates"] += 1
                     stats["n_candidates"] += 1
                 params.append(C)
-                points.append(QPPoint(out_x[r].copy(), np.array([out_b[r]]), None, None,
-                                      cur.copy()))
+                points.append(QPPoint(out_x[r].copy(), out_b[r:r + 1].copy(), None, None, cur))
             if n_fast + n_engine > max_events:
                 raise HomotopyError(f"more than max_events={max_events} events; stopping")
         if status == _svm_kernel.END:
             break
         if status == _svm_kernel.REFACTOR:
             continue
+        if status == _svm_kernel.NOT_PSD:
+            prob.negative_curvature()  # ValueError naming the kernel unless it is PSD
         # one event by the generic engine, from the last exact breakpoint
         C_b, p_b = params[-1], points[-1]
         pe, ppts, evs, _, ne = engine(C_b, p_b.x, p_b.state, 1)

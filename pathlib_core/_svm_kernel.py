@@ -1,22 +1,28 @@
 """Compiled inner loop of the lean SVM path (numba; see :mod:`pathlib_core._svm_fast`).
 
-One call processes plain single-index events downward in ``C`` until the path ends, a
-re-factorization is due, or an event needs the generic engine; the caller (Python) keeps the
-records and handles everything else. The arithmetic is that of the module docstring of
-:mod:`pathlib_core._svm_fast`:
+One call processes plain single-index events in one direction of ``C`` (downward or upward)
+until the path ends, a re-factorization is due, or an event needs the generic engine; the
+caller (Python) keeps the records and handles everything else. The arithmetic is that of the
+module docstring of :mod:`pathlib_core._svm_fast`:
 
 * segment: ``[alpha_E; b/s] = Minv @ (r0 + C r1)`` with ``r0 = [1; 0]`` and
   ``r1 = [-(Q_{EL} 1); -s y_L' 1]`` (``s`` the engine's scaling of the row ``y'``);
 * gradient ``g = Q alpha - 1 + b y`` affine in ``C``, ``O(n |E|)`` from the rows of ``Q_E``
   and the running sum ``s_L = Q_{:L} 1``;
-* slacks per unit decrease of ``C``: ``alpha_i`` and ``C - alpha_i`` on the elbow, ``-g_i``
-  on the left set (``alpha = C``), ``g_i`` on the right set (``alpha = 0``);
-* bordering / downdating of ``Minv`` when an index enters / leaves the elbow.
+* slacks per unit step toward ``C_end``: ``alpha_i`` and ``C - alpha_i`` on the elbow,
+  ``-g_i`` on the left set (``alpha = C``), ``g_i`` on the right set (``alpha = 0``); their
+  rates are the slopes in ``C`` times ``-d`` (``d = -1`` downward, ``+1`` upward);
+* bordering / downdating of ``Minv`` when an index enters / leaves the elbow;
+* each breakpoint refined to the root of the changed index's value on the new segment, so
+  that its accuracy is relative to the breakpoint itself (not to the ``C`` the step started
+  from, which may be many orders of magnitude larger or smaller).
 
 Status codes returned: ``0`` the end was reached, ``1`` a re-factorization is due (the caller
 rebuilds ``Minv`` and ``s_L`` exactly and calls again), ``2`` the next event needs the generic
 engine (tie, zero-length step, singular update, wrong-way index, drift, infeasibility, empty
-elbow). Runs as plain Python when numba is unavailable or ``NUMBA_DISABLE_JIT=1``.
+elbow), ``3`` a bordering met a negative Schur complement beyond rounding (negative
+curvature: the caller checks the kernel for positive semi-definiteness). Runs as plain Python
+when numba is unavailable or ``NUMBA_DISABLE_JIT=1``.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ except ImportError:  # pragma: no cover
         return lambda f: f
 
 FREE, LOWER, UPPER = 0, 1, 2
-END, REFACTOR, FALLBACK = 0, 1, 2
+END, REFACTOR, FALLBACK, NOT_PSD = 0, 1, 2, 3
 
 
 @njit(cache=True)
@@ -126,7 +132,11 @@ def _drift(st, C, g0, g1):
 
 @njit(cache=True)
 def _border_add(Q, y, s, keys, k, Minv, j, sing_tol, p_scale):
-    """Append key j to the factorization; False if the Schur complement is ~0."""
+    """Append key j to the factorization.
+
+    Returns 1 (done), 0 (the Schur complement is ~0: a singular update) or -1 (it is negative
+    beyond rounding: negative curvature, the kernel is not positive semi-definite).
+    """
     c = np.empty(k)
     for r in range(k):
         key = keys[r]
@@ -143,8 +153,14 @@ def _border_add(Q, y, s, keys, k, Minv, j, sing_tol, p_scale):
     d = Q[j, j]
     sch = d - cu
     ref = max(abs(d), abs(cu), p_scale)
-    if not np.isfinite(sch) or abs(sch) <= sing_tol * ref:
-        return False
+    if not np.isfinite(sch):
+        return 0
+    if sch < -sing_tol * ref:
+        # the bordered matrix gains a second negative eigenvalue: Q is not positive
+        # semi-definite on the null space of the equality row (negative curvature)
+        return -1
+    if abs(sch) <= sing_tol * ref:
+        return 0
     for r in range(k):
         for q in range(k):
             Minv[r, q] += u[r] * u[q] / sch
@@ -152,7 +168,7 @@ def _border_add(Q, y, s, keys, k, Minv, j, sing_tol, p_scale):
         Minv[k, r] = -u[r] / sch
     Minv[k, k] = 1.0 / sch
     keys[k] = j
-    return True
+    return 1
 
 
 @njit(cache=True)
@@ -189,14 +205,16 @@ def _border_remove(keys, k, Minv, j, sing_tol):
 
 @njit(cache=True)
 def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, tie_tol,
-        zero_tol, drift_tol, sing_tol, p_scale, out_C, out_i, out_new, out_x, out_b):
-    """Process events from the exact breakpoint ``C``; see the module docstring.
+        zero_tol, drift_tol, sing_tol, p_scale, out_C, out_i, out_new, out_x, out_b, d):
+    """Process events from the exact breakpoint ``C`` toward ``C_end``; see the module docstring.
 
-    Returns ``(status, n_recorded, k, yL, max_drift)``; recorded breakpoints are written to
-    ``out_*`` (``out_i = -1`` marks the end point at ``C_end``). ``st``, ``keys``, ``Minv`` and
-    ``sL`` are updated in place up to the last recorded breakpoint (after a ``FALLBACK`` the
-    caller restarts from its own records).
+    ``d = -1.0`` traces downward (``C_end < C``), ``d = +1.0`` upward. Returns ``(status,
+    n_recorded, k, yL, max_drift)``; recorded breakpoints are written to ``out_*`` (``out_i =
+    -1`` marks the end point at ``C_end``). ``st``, ``keys``, ``Minv`` and ``sL`` are updated in
+    place up to the last recorded breakpoint (after a ``FALLBACK`` or ``NOT_PSD`` the caller
+    restarts from its own records).
     """
+    m_dir = -d  # slopes in C times m_dir: rates of decrease per unit step toward C_end
     n = y.shape[0]
     A0 = np.zeros(n)
     A1 = np.zeros(n)
@@ -213,10 +231,10 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
     if nfree == 0:
         return FALLBACK, 0, k, yL, max_drift
     b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
-    d = _drift(st, C, g0, g1)
-    if d > drift_tol:
+    dr = _drift(st, C, g0, g1)
+    if dr > drift_tol:
         return REFACTOR if n_upd > 0 else FALLBACK, 0, k, yL, max_drift
-    max_drift = max(max_drift, d)
+    max_drift = max(max_drift, dr)
     while True:
         # ---- next event below C ----
         gs = 1.0
@@ -243,7 +261,7 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                 a = A0[i] + C * A1[i]
                 if a < -1e3 * zero_tol * C or a > C * (1.0 + 1e3 * zero_tol):
                     bad = True
-                a1 = A1[i]
+                a1 = m_dir * A1[i]
                 if a1 > rtol_p:
                     t = max(a, 0.0) / a1
                     if t < t1:
@@ -251,8 +269,9 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                         t1, ib, nb = t, i, LOWER
                     elif t < t2:
                         t2 = t
-                if 1.0 - a1 > rtol_p:
-                    t = max(C - a, 0.0) / (1.0 - a1)
+                u1 = m_dir * (1.0 - A1[i])
+                if u1 > rtol_p:
+                    t = max(C - a, 0.0) / u1
                     if t < t1:
                         t2 = t1
                         t1, ib, nb = t, i, UPPER
@@ -264,7 +283,7 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                 v = sg * g
                 if v < -1e3 * zero_tol * gs:
                     bad = True
-                rb = sg * g1[i]
+                rb = m_dir * sg * g1[i]
                 if rb > rtol_d:
                     t = max(v, 0.0) / rb
                     if t < t1:
@@ -274,7 +293,7 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                         t2 = t
         if bad:
             return FALLBACK, n_rec, k, yL, max_drift
-        span = C - C_end
+        span = d * (C_end - C)
         ttol = tie_tol * C
         if ib < 0 or t1 >= span - ttol:
             if not until_last:
@@ -294,13 +313,15 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
             return FALLBACK, n_rec, k, yL, max_drift
         if n_upd >= max_updates or n_rec + 2 > cap:
             return REFACTOR, n_rec, k, yL, max_drift
-        C_ev = C - t1
+        C_ev = C + d * t1
         i = ib
         old = st[i]
         # ---- update the factorization and the running sums ----
         if nb == FREE:
-            ok = _border_add(Q, y, s, keys, k, Minv, i, sing_tol, p_scale)
-            if not ok:
+            code = _border_add(Q, y, s, keys, k, Minv, i, sing_tol, p_scale)
+            if code < 0:
+                return NOT_PSD, n_rec, k, yL, max_drift
+            if code == 0:
                 return FALLBACK, n_rec, k, yL, max_drift
             k += 1
         else:
@@ -329,34 +350,36 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
         A0[i] = 0.0
         A1[i] = 0.0
         b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
-        d = _drift(st, C_ev, g0, g1)
-        if d > drift_tol:
+        dr = _drift(st, C_ev, g0, g1)
+        if dr > drift_tol:
             st[i] = old
             return FALLBACK, n_rec, k, yL, max_drift
-        max_drift = max(max_drift, d)
-        # ---- the changed index must move into its new set as C decreases ----
+        max_drift = max(max_drift, dr)
+        # ---- the changed index must move into its new set in the tracing direction ----
         if nb == FREE:
             if old == LOWER:
-                ok = -A1[i] > 0.0
+                ok = d * A1[i] > 0.0
                 c0, c1 = A0[i], A1[i]
             else:
-                ok = A1[i] - 1.0 > 0.0
+                ok = d * (1.0 - A1[i]) > 0.0
                 c0, c1 = A0[i], A1[i] - 1.0
         elif nb == LOWER:
-            ok = -g1[i] > 0.0
+            ok = d * g1[i] > 0.0
             c0, c1 = g0[i], g1[i]
         else:
-            ok = g1[i] > 0.0
+            ok = -d * g1[i] > 0.0
             c0, c1 = g0[i], g1[i]
         if not ok:
             st[i] = old
             return FALLBACK, n_rec, k, yL, max_drift
         # ---- refine the breakpoint: root of the changed index's value on the new segment
+        # (computed from the segment's own coefficients, so its accuracy is relative to the
+        # breakpoint, not to the parameter the step started from)
         if c1 != 0.0:
             C_star = -c0 / c1
-            if abs(C_star - C_ev) <= 1e-6 * C_ev and C_star < C:
+            if abs(C_star - C_ev) <= 1e-6 * C_ev and d * (C_star - C) > 0.0:
                 C_ev = C_star
-        if C_ev <= C_end:
+        if d * (C_ev - C_end) >= 0.0:
             st[i] = old
             return FALLBACK, n_rec, k, yL, max_drift
         C = C_ev
@@ -373,3 +396,23 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                 out_x[n_rec, q] = 0.0
         out_b[n_rec] = b0 + C * b1
         n_rec += 1
+
+
+@njit(cache=True)
+def psd_screen(K, tol):
+    """``O(n^2)`` necessary conditions of positive semi-definiteness, to ``tol``: a diagonal
+    entry ``>= -tol`` and every ``|K_ij| <= sqrt(K_ii K_jj) + tol``. False at the first
+    violation."""
+    n = K.shape[0]
+    root = np.empty(n)
+    for i in range(n):
+        d = K[i, i]
+        if d < -tol:
+            return False
+        root[i] = np.sqrt(max(d, 0.0))
+    for i in range(n):
+        ri = root[i]
+        for j in range(i + 1, n):
+            if abs(K[i, j]) > ri * root[j] + tol:
+                return False
+    return True

@@ -80,9 +80,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_matrix, as_vector, finite_scalar, positive_int, positive_scalar
+from ._validation import (
+    as_matrix,
+    as_vector,
+    check_psd,
+    finite_scalar,
+    positive_int,
+    positive_scalar,
+)
 from .kkt import _QPData, _residuals
 from .path import Event, Path
+from .threads import single_blas_thread
 
 __all__ = ["HomotopyError", "QPPoint", "parametric_qp_path", "FREE", "LOWER", "UPPER", "FIXED"]
 
@@ -137,6 +145,11 @@ class _Problem:
     ub1: np.ndarray
 
     def __post_init__(self):
+        # positive semi-definiteness of P is not checked up front (an eigendecomposition);
+        # the factorizations call ``negative_curvature`` when they meet it, which runs
+        # ``psd_check`` once (it raises ValueError naming the matrix when P is not PSD)
+        self.psd_check = lambda: check_psd(self.P, "P")
+        self.psd_verified = False
         self.n = self.q0.shape[0]
         self.m = self.A.shape[0]
         self.fin_lb = np.isfinite(self.lb0)
@@ -154,6 +167,28 @@ class _Problem:
         self.A = self.A * self.eq_scale[:, None]
         self.b0 = self.b0 * self.eq_scale
         self.b1 = self.b1 * self.eq_scale
+
+    def negative_curvature(self) -> None:
+        """A factorization met negative curvature: raise ValueError if ``P`` is not PSD.
+
+        Runs the (eigenvalue) check of :attr:`psd_check` once per problem; when it passes,
+        the negative curvature was rounding in a near-singular system, and the caller treats
+        the system as singular.
+        """
+        if not self.psd_verified:
+            self.psd_check()
+            self.psd_verified = True
+
+    def diagnose(self, exc: Exception) -> None:
+        """After a failure of the path: raise ValueError (from ``exc``) if ``P`` is not PSD.
+
+        A non-convex problem shows up as an unbounded direction, negative curvature or a
+        transition that no index set satisfies; the eigenvalue check names that cause.
+        """
+        try:
+            self.negative_curvature()
+        except ValueError as err:
+            raise err from exc
 
     def q(self, t):
         return self.q0 + t * self.q1
@@ -219,6 +254,12 @@ class _KKTInverse:
         inrm = float(np.max(np.abs(Minv).sum(axis=1)))
         if nrm * inrm * 1e-14 > 1.0:
             return None
+        # the variable block of the inverse is Z (Z' P_FF Z)^-1 Z' (Z: null space of the
+        # equality rows), positive semi-definite when P is: a negative diagonal entry beyond
+        # rounding is negative curvature
+        dv = np.diagonal(Minv)[keys >= 0]
+        if dv.size and float(np.min(dv)) < -1e-10 * float(np.max(np.abs(Minv))):
+            prob.negative_curvature()
         return cls(prob, keys, Minv)
 
     @staticmethod
@@ -252,6 +293,8 @@ class _KKTInverse:
     def add(self, key: int) -> _KKTInverse | None:
         c, d = self._column(key)
         if self.keys.size == 0:
+            if d < -self.sing_tol * self.prob.p_scale:
+                self.prob.negative_curvature()
             if abs(d) <= self.sing_tol * self.prob.p_scale:
                 return None
             return _KKTInverse(self.prob, np.array([key], dtype=np.int64), np.array([[1.0 / d]]))
@@ -259,6 +302,10 @@ class _KKTInverse:
         cu = float(c @ u)
         s = d - cu
         ref = max(abs(d), abs(cu), self.prob.p_scale)
+        if np.isfinite(s) and s < -self.sing_tol * ref:
+            # a second negative eigenvalue of the bordered matrix: negative curvature
+            self.prob.negative_curvature()
+            return None
         if not np.isfinite(s) or abs(s) <= self.sing_tol * ref:
             return None
         m = self.keys.size
@@ -871,18 +918,42 @@ def _approximate_solution(prob: _Problem, t: float) -> np.ndarray:
 
 
 def _initial_segment(eng: _Engine, t: float, x0: np.ndarray, state0: np.ndarray | None):
-    """Identify exact index sets at ``t`` from an approximate solution and polish them."""
+    """Identify exact index sets at ``t`` from an approximate solution and polish them.
+
+    Without ``state0`` a variable within ``1e-7 xs`` of a bound starts at it, ``xs`` the
+    larger of the solution's and the finite bounds' sizes; if the polishing fails from there,
+    it is tried again with ``xs`` the size of the solution alone (a box far wider than the
+    solution, e.g. ``[0, C]`` with ``C`` above the hard-margin SVM's multipliers, would
+    otherwise call every variable bound).
+    """
+    if state0 is not None:
+        return _polish_start(eng, t, x0, np.asarray(state0, dtype=np.int8).copy())
     prob = eng.prob
     lbv, ubv = prob.lb(t), prob.ub(t)
-    fin = np.concatenate([lbv[prob.fin_lb], ubv[prob.fin_ub], x0])
-    xs = max(float(np.max(np.abs(fin))), 1e-300)
-    if state0 is None:
+    x_size = float(np.max(np.abs(x0))) if x0.size else 0.0
+    fin = np.concatenate([lbv[prob.fin_lb], ubv[prob.fin_ub]])
+    b_size = float(np.max(np.abs(fin))) if fin.size else 0.0
+    sizes = [max(x_size, b_size, 1e-300)]
+    if 0.0 < x_size < b_size:
+        sizes.append(x_size)
+    for k, xs in enumerate(sizes):
         thr = 1e-7 * xs
         st = np.full(prob.n, FREE, dtype=np.int8)
         st[prob.fin_lb & (x0 - np.where(prob.fin_lb, lbv, 0.0) <= thr)] = LOWER
         st[prob.fin_ub & (np.where(prob.fin_ub, ubv, 0.0) - x0 <= thr)] = UPPER
-    else:
-        st = np.asarray(state0, dtype=np.int8).copy()
+        try:
+            return _polish_start(eng, t, x0, st)
+        except HomotopyError:
+            if k == len(sizes) - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _polish_start(eng: _Engine, t: float, x0: np.ndarray, st: np.ndarray):
+    """Exact index sets at ``t`` from the guess ``st`` (active-set iterations on the KKT
+    system, fixing sign violations)."""
+    prob = eng.prob
+    lbv, ubv = prob.lb(t), prob.ub(t)
     st[prob.fixed] = FIXED
     x = np.clip(x0, lbv, ubv)
     seen = set()
@@ -1001,7 +1072,7 @@ def _make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1) -> _Problem:
     n = Pm.shape[0]
     if Pm.shape != (n, n):
         raise ValueError(f"P must be square; got shape {Pm.shape}")
-    scale = max(1.0, float(np.max(np.abs(Pm))))
+    scale = float(np.max(np.abs(Pm)))  # symmetry relative to P's own scale
     if float(np.max(np.abs(Pm - Pm.T))) > 1e-8 * scale:
         raise ValueError("P must be symmetric")
     Pm = 0.5 * (Pm + Pm.T)
@@ -1036,6 +1107,7 @@ def _make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1) -> _Problem:
     return _Problem(Pm, q0v, q1v, Am, b0v, b1v, lb0v, lb1v, ub0v, ub1v)
 
 
+@single_blas_thread
 def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb1=None,
                        ub0=None, ub1=None, t_start: float, t_end: float, x0=None,
                        param_name: str = "t", until_last_event: bool = False,
@@ -1109,9 +1181,12 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
     Raises
     ------
     ValueError
-        Invalid input.
+        Invalid input; or ``P`` is not positive semi-definite (found when a factorization
+        meets negative curvature or the path fails; the message gives its smallest
+        eigenvalue).
     HomotopyError
-        The start cannot be identified, or a degenerate event cannot be resolved.
+        The start cannot be identified, or a degenerate event cannot be resolved (with a
+        ``P`` that is positive semi-definite).
     """
     prob = _make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1)
     t_start = finite_scalar(t_start, "t_start")
@@ -1121,12 +1196,16 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
         raise ValueError("the bounds are inconsistent at t_start (lb > ub)")
     x0v = None if x0 is None else as_vector(x0, "x0", length=prob.n, length_of="P")
     refactor_every = positive_int(refactor_every, "refactor_every")
-    return _trace(prob, t_start, t_end, x0=x0v, param_name=param_name,
-                  until_last_event=until_last_event, refactor_every=refactor_every,
-                  drift_tol=positive_scalar(drift_tol, "drift_tol"),
-                  tie_tol=positive_scalar(tie_tol, "tie_tol"),
-                  zero_tol=positive_scalar(zero_tol, "zero_tol"), max_tie=int(max_tie),
-                  max_events=max_events, max_zero_steps=int(max_zero_steps))
+    kw = dict(drift_tol=positive_scalar(drift_tol, "drift_tol"),
+              tie_tol=positive_scalar(tie_tol, "tie_tol"),
+              zero_tol=positive_scalar(zero_tol, "zero_tol"), max_tie=int(max_tie),
+              max_events=max_events, max_zero_steps=int(max_zero_steps))
+    try:
+        return _trace(prob, t_start, t_end, x0=x0v, param_name=param_name,
+                      until_last_event=until_last_event, refactor_every=refactor_every, **kw)
+    except HomotopyError as exc:
+        prob.diagnose(exc)  # a P that is not PSD is named as the cause
+        raise
 
 
 def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None,

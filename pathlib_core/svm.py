@@ -17,33 +17,78 @@ sets: the *elbow* ``E`` (``0 < alpha_i < C``, ``y_i f(x_i) = 1``), the *left* se
 the intercept ``b`` is the multiplier of ``y' alpha = 0``.
 
 :func:`svm_path` is a client of the generic engine :func:`pathlib_core.homotopy.parametric_qp_path`
-(ties, singular kernels and cycling are handled there). The start at ``C_max`` is computed with
-scikit-learn's ``SVC(kernel="precomputed")`` and made exact by the engine's polishing step
-(index sets identified, KKT system solved exactly, signs verified).
+(ties, singular kernels and cycling are handled there) and of its lean SVM event loop
+(:mod:`pathlib_core._svm_fast`).
+
+Numerics
+--------
+*Scale.* The dual has the exact symmetry ``(s K, C / s) -> (alpha / s, b)`` (the decision
+function is unchanged). The path is traced for ``K / s`` with ``s`` the power of two nearest
+to ``max |K|`` (an exact operation in floating point) and reported in the user's units, so a
+kernel of any magnitude (features scaled by ``1e-8`` or ``1e8``: ``K`` of order ``1e-16`` or
+``1e16``) is the same problem to the engine, bit for bit when the factor is a power of two.
+
+*Any C range.* The exact start is an approximate ``SVC(kernel="precomputed")`` solution made
+exact by the engine's polishing (index sets identified, KKT system solved, signs verified).
+It is taken at ``C_max`` when ``C_max`` is at most ``2^10`` in the normalized units
+(``C max|K| <~ 1e3``), where libsvm converges quickly; above that, at ``C = 2^10 / s``, from
+where the path is traced upward to ``C_max`` and downward to ``C_min``. Upward, the path ends
+at its last event: above it the index sets no longer change and the solution is affine in
+``C`` up to ``C_max`` (one segment, whatever ``C_max``). Every tolerance of the trace is
+relative to the data of the segment at hand (the slopes, the solution, the current ``C``),
+never to ``C_max``. If a degenerate event defeats the tie resolution (rank-deficient kernels
+with many ties), the path is traced again from the other end of the range (``C_min``, or
+``2^10 / s`` if smaller), upward: the two traces give the same exact path, and a start in a
+degenerate configuration at one end is often regular at the other (``info["n_start_retries"]``).
+
+*Separable data.* When the left set is empty above the last event, the solution no longer
+depends on ``C``: it is the hard-margin SVM (``min 1/2 alpha' Q alpha - 1' alpha``, ``y'
+alpha = 0``, ``alpha >= 0``), reached at the last breakpoint below ``C_max``; the path's last
+segment ``[C_last_event, C_max]`` is constant.
+
+*Kernels that are not positive semi-definite.* The dual is then not convex and the path is not
+defined. The kernel is screened in ``O(n^2)`` (non-negative diagonal, ``K_ij^2 <= K_ii K_jj``)
+and the factorizations watch for negative curvature (a negative Schur complement when a point
+joins the elbow); either, or a failure of the path, triggers an eigenvalue check that raises
+``ValueError`` naming ``K``.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._svm_fast import trace_svm
+from ._svm_kernel import psd_screen
 from ._validation import (
     as_binary_labels,
     as_kernel,
     as_vector,
     check_choice,
+    check_psd,
     finite_scalar,
     positive_scalar,
 )
-from .homotopy import FREE, LOWER, UPPER, HomotopyError, _assemble, _make_problem, _trace
+from .homotopy import (
+    FREE,
+    LOWER,
+    UPPER,
+    HomotopyError,
+    QPPoint,
+    _engine_info,
+    _make_problem,
+    _trace_raw,
+)
 from .kkt import _QPData, _recover_bounds, _residuals
 from .path import Event, Path
+from .threads import single_blas_thread
 
 __all__ = ["SVMSolution", "svm_path", "svm_kkt_residual"]
 
 _SET_NAMES = {"free": "elbow", "lower": "right", "upper": "left"}
+_C_REF = 1024.0  # largest C of the libsvm start, in units where max|K| is in (1/2, 1]
 
 
 @dataclass(frozen=True)
@@ -76,12 +121,7 @@ class SVMSolution:
 
 
 def svm_kkt_residual(K, y, C: float, alpha, intercept: float) -> float:
-    r"""Largest relative KKT residual of ``(alpha, intercept)`` for the SVM dual at ``C``.
-
-    Scaling as in :func:`pathlib_core.kkt.qp_residuals` with ``relative=True``: stationarity
-    divided by ``1 + max(|Q alpha|, 1, |b y|, |w|)``, feasibility by ``1 + max(|alpha|, C)``,
-    complementarity by ``1 + |objective|``. The bound multipliers are recovered from the
-    gradient ``Q alpha - 1 + b y`` (:func:`pathlib_core.kkt.bound_multipliers_from_gradient`).
+    r"""Largest componentwise relative KKT residual of ``(alpha, intercept)`` at ``C``.
 
     The conditions checked are those of the dual (module docstring) with the intercept as
     the multiplier of :math:`y^\top\alpha = 0`:
@@ -89,12 +129,19 @@ def svm_kkt_residual(K, y, C: float, alpha, intercept: float) -> float:
     .. math::
 
         Q\alpha - \mathbf 1 + b\,y - w^{lb} + w^{ub} = 0, \qquad y^\top\alpha = 0, \qquad
-        0 \le \alpha \le C,
+        0 \le \alpha \le C, \qquad w^{lb}, w^{ub} \ge 0, \quad
+        w^{lb}_i \alpha_i = w^{ub}_i (C - \alpha_i) = 0,
 
-    with complementary bound multipliers :math:`w^{lb}, w^{ub} \ge 0` (a variable within
-    ``1e-12 C`` of a bound counts as at it). Precisely, the scales are those of
-    :func:`pathlib_core.kkt.qp_residuals`: stationarity uses ``|Q| |alpha|`` entrywise, and
-    the equality :math:`y^\top\alpha = 0` is divided by ``1 + sum |alpha|``.
+    each measured against its own terms (:func:`pathlib_core.kkt.qp_residuals` with
+    ``relative=True``): stationarity row ``i`` against ``(|Q| |alpha|)_i + 1 + |b| + w_i``,
+    the equality against ``sum |alpha|``, a bound against the box width ``C``, and
+    complementarity as the smaller of the multiplier's share of its row and the slack
+    relative to ``C``. The bound multipliers are read off the gradient ``g = Q alpha - 1 + b
+    y`` with no threshold: ``g_i > 0`` is the multiplier of ``alpha_i >= 0`` and ``g_i < 0``
+    that of ``alpha_i <= C``, so a point with a non-zero gradient counts as optimal only to
+    the extent that it sits at the bound its gradient pushes it to. The residual is
+    invariant under the symmetry ``(s K, C / s, alpha / s, b)`` and under a permutation of
+    the points; a computed optimum gives ``1e-16``-``1e-13``.
 
     Parameters
     ----------
@@ -113,7 +160,7 @@ def svm_kkt_residual(K, y, C: float, alpha, intercept: float) -> float:
     -------
     float
         The largest of the four relative residuals (stationarity, primal feasibility, dual
-        feasibility, complementarity); zero (to rounding) exactly at an optimum.
+        feasibility, complementarity); zero (to rounding) exactly at an optimum, at most 1.
 
     Raises
     ------
@@ -132,7 +179,8 @@ def _svm_residual(Q, y, C, alpha, b) -> float:
     d = _QPData(Q, -np.ones(n), np.zeros((0, n)), np.zeros(0), y[None, :], np.zeros(1),
                 np.zeros(n), np.full(n, C))
     grad = Q @ alpha - 1.0 + b * y
-    w_lb, w_ub = _recover_bounds(grad, alpha, d.lb, d.ub, 1e-12 * max(C, 1e-300))
+    # every gradient entry is the multiplier of the bound it pushes toward (no threshold)
+    w_lb, w_ub = _recover_bounds(grad, alpha, d.lb, d.ub, np.inf)
     return _residuals(d, alpha, np.zeros(0), np.array([b]), w_lb, w_ub, True).max
 
 
@@ -157,6 +205,75 @@ def _start_alpha(K, y, C) -> np.ndarray:
     return np.clip(alpha, 0.0, C)
 
 
+def _kernel_scale(K: np.ndarray) -> float:
+    """The power of two ``s`` with ``max|K| / s`` in ``(1/2, 1]`` (1 for a zero kernel)."""
+    top = float(np.max(np.abs(K)))
+    if top == 0.0:
+        return 1.0
+    m, e = np.frexp(top)  # top = m 2^e, m in [1/2, 1)
+    return float(np.ldexp(1.0, int(e) - 1 if m == 0.5 else int(e)))
+
+
+def _screen_psd(K: np.ndarray, name: str) -> None:
+    """``O(n^2)`` necessary conditions of positive semi-definiteness (non-negative diagonal,
+    ``K_ij^2 <= K_ii K_jj``), to rounding; when one fails, :func:`check_psd` names the cause.
+    """
+    top = float(np.max(np.abs(K)))
+    if top > 0.0 and not psd_screen(K, 1e-10 * top):
+        check_psd(K, name)
+
+
+def _conditioning_note(K: np.ndarray) -> str:
+    """Why a PSD kernel may defeat the path: the spread of its eigenvalues above rounding."""
+    ev = np.linalg.eigvalsh(K)
+    top = float(np.max(np.abs(ev)))
+    floor = K.shape[0] * np.finfo(float).eps * top
+    pos = ev[ev > floor]
+    if top == 0.0 or pos.size < 2 or pos[-1] / pos[0] < 1e8:
+        return ""
+    digits = -np.log10(floor / pos[0])
+    return (f" (K is ill-conditioned: its eigenvalues above the rounding level span "
+            f"{np.log10(pos[-1] / pos[0]):.0f} orders of magnitude, so along those directions "
+            f"the path is determined to about {max(digits, 0):.0f} significant digits; a "
+            "linear kernel of features on very different scales gives this -- standardize "
+            "the features)")
+
+
+def _trace_part(prob, y, C_from, C_to, x0, state0, *, until_last, solver, refactor_every):
+    """One direction of the path (lean loop or generic engine): tracing-order lists."""
+    if solver == "generic":
+        t0 = time.perf_counter()
+        params, points, events, eng, n_ev = _trace_raw(
+            prob, C_from, C_to, x0=x0, state0=state0, until_last_event=until_last,
+            refactor_every=refactor_every)
+        return params, points, events, _engine_info(eng, n_ev, len(params), t0)
+    return trace_svm(prob, y, C_from, C_to, x0, until_last_event=until_last,
+                     refactor_every=refactor_every, state0=state0, names=_SET_NAMES)
+
+
+def _upward_events(events) -> list[Event]:
+    """Events of an upward trace described as ``C`` decreases (the path's convention)."""
+    out = []
+    for e in events:
+        fr, to = e.info["to"], e.info["from"]
+        kind = "enter" if to == "free" else "leave" if fr == "free" else "switch"
+        out.append(Event(e.param, kind, e.indices, {"from": fr, "to": to}))
+    return out
+
+
+def _merge_info(parts, extra) -> dict:
+    info: dict = {}
+    for part in parts:
+        for key, val in part.items():
+            if key in ("max_drift", "max_ambiguous"):
+                info[key] = max(info.get(key, 0.0), val)
+            elif key != "n_breakpoints":
+                info[key] = info.get(key, 0) + val
+    info.update(extra)
+    return info
+
+
+@single_blas_thread
 def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
              refactor_every: int = 50, solver: str = "lean") -> Path:
     r"""Exact regularization path of the kernel SVM for ``C`` in ``[C_min, C_max]``.
@@ -169,21 +286,22 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
         \quad \text{s.t.} \quad y^\top \alpha = 0, \; 0 \le \alpha \le C,
         \qquad Q_{ij} = y_i y_j K_{ij},
 
-    by the piecewise-linear homotopy of Hastie, Rosset, Tibshirani and Zhu (2004), traced
-    downward from ``C_max``. In the primer chapter (``notebooks/primer/01_svm_path``) this
-    dual is equation ``(svm-dual)``, the optimality conditions that define the index sets
-    are ``(svm-stationarity)``-``(svm-sets)``, and the affine solution between two events is
-    ``(svm-segment)``.
+    by the piecewise-linear homotopy of Hastie, Rosset, Tibshirani and Zhu (2004). In the
+    primer chapter (``notebooks/primer/01_svm_path``) this dual is equation ``(svm-dual)``,
+    the optimality conditions that define the index sets are ``(svm-stationarity)``-
+    ``(svm-sets)``, and the affine solution between two events is ``(svm-segment)``. The
+    module docstring describes the numerics (scaling, the start, any ``C_max``).
 
     Parameters
     ----------
     K : array_like of shape (n, n)
         Precomputed kernel matrix (symmetric positive semi-definite; may be singular, e.g. a
-        linear kernel with ``d < n`` or duplicate points).
+        linear kernel with ``d < n`` or duplicate points; any magnitude).
     y : array_like of shape (n,)
         Labels in ``{-1, +1}``; both classes present, any class sizes.
     C_max : float
-        Largest ``C`` (> 0); the path starts here.
+        Largest ``C`` (> 0), any size: above the path's last event the solution is affine in
+        ``C`` (constant on separable data: the hard-margin SVM).
     C_min : float, optional
         Smallest ``C`` (``0 < C_min <= C_max``). ``None``: trace down until no event is left;
         the path ends at the smallest event ``C_min = C_last``. Below it the index sets no
@@ -191,7 +309,9 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
         segment extends linearly to ``alpha(0) = 0``; the intercept is affine in ``C`` there).
         If there is no event below ``C_max`` the path is the single point ``C_max``.
     alpha0 : array_like of shape (n,), optional
-        A (possibly approximate) solution at ``C_max``; default: libsvm via scikit-learn.
+        A (possibly approximate) solution at ``C_max``; the trace then starts at ``C_max``
+        from it. Default: libsvm via scikit-learn, at ``min(C_max, 2^10 / s)`` (module
+        docstring).
     refactor_every : int
         Full re-factorization of the KKT matrix every this many updates (drift control).
     solver : {"lean", "generic"}
@@ -204,12 +324,17 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
     Returns
     -------
     Path
-        ``param_name == "C"``; ``path.at(C)`` is an :class:`SVMSolution`. Events ``"enter"``
-        (a point joins the elbow) and ``"leave"`` (it leaves the elbow), with ``info = {"from":
-        ..., "to": ...}`` among ``"elbow"``, ``"left"`` (``alpha = C``) and ``"right"``
-        (``alpha = 0``). ``kkt_residuals()`` are relative (see :func:`svm_kkt_residual`).
-        ``path.info`` has the engine statistics (``n_events``, ``n_refactorizations``,
-        ``max_drift``, ``time``, ...).
+        ``param_name == "C"``, breakpoints increasing from ``C_min`` to ``C_max`` (both
+        included); ``path.at(C)`` is an :class:`SVMSolution` in the user's units. Events
+        ``"enter"`` (a point joins the elbow) and ``"leave"`` (it leaves the elbow), described
+        as ``C`` decreases, with ``info = {"from": ..., "to": ...}`` among ``"elbow"``,
+        ``"left"`` (``alpha = C``) and ``"right"`` (``alpha = 0``). ``kkt_residuals()`` are the
+        componentwise relative residuals of :func:`svm_kkt_residual`. ``path.info`` has the
+        engine statistics (``n_events``, ``n_refactorizations``, ``max_drift``, ``time``,
+        ...) and ``kernel_scale`` (``s``), ``C_start`` (where the exact start was computed),
+        ``C_last_event`` (the largest event, ``None`` without events) and ``hard_margin``
+        (the left set is empty at ``C_max``: the solution does not change on
+        ``[C_last_event, C_max]``, the path's last segment).
 
     Notes
     -----
@@ -228,10 +353,13 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
     ------
     ValueError
         Bad input (non-finite values, shapes, labels, non-square or non-symmetric ``K``,
-        ``C_max <= 0``, ``C_min`` outside ``(0, C_max]``).
+        ``C_max <= 0``, ``C_min`` outside ``(0, C_max]``, ``C`` beyond the floating-point
+        range once multiplied by ``max|K|``), or a kernel that is not positive
+        semi-definite (named ``K``, with its smallest eigenvalue).
     pathlib_core.homotopy.HomotopyError
         A degenerate event that cannot be resolved (reported with the ``C`` concerned).
     """
+    t_start = time.perf_counter()
     Kv = as_kernel(K, "K")
     n = Kv.shape[0]
     yv = as_binary_labels(y, "y", length=n, length_of="K")
@@ -241,38 +369,110 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
         C_min = positive_scalar(C_min, "C_min")
         if C_min > C_max:
             raise ValueError(f"C_min must be <= C_max; got C_min={C_min} > C_max={C_max}")
-    Q = Kv * np.outer(yv, yv)
+    _screen_psd(Kv, "K")
+    s = _kernel_scale(Kv)
+    Cmax_n = C_max * s
+    if not np.isfinite(Cmax_n):
+        raise ValueError(f"C_max={C_max} is beyond the floating-point range for this kernel "
+                         f"(C_max * max|K| overflows; max|K| = {np.max(np.abs(Kv)):.3g})")
+    Cmin_n = None if C_min is None else C_min * s
+    if Cmin_n is not None and Cmin_n == 0.0:
+        raise ValueError(f"C_min={C_min} is below the floating-point range for this kernel "
+                         f"(C_min * max|K| underflows)")
+    Kn = Kv / s if s != 1.0 else Kv
+    Q = Kn * np.outer(yv, yv)
     prob = _make_problem(Q, -np.ones(n), None, yv[None, :], np.zeros(1), np.zeros(1),
                          np.zeros(n), None, np.zeros(n), np.ones(n))
+    prob.psd_check = lambda: check_psd(Kv, "K")
     if alpha0 is None:
-        x0 = _start_alpha(Kv, yv, C_max)
+        starts = [min(Cmax_n, _C_REF)]
+        if Cmin_n is not None and min(Cmin_n, _C_REF) < starts[0]:
+            starts.append(min(Cmin_n, _C_REF))
     else:
-        from ._validation import as_vector
-
-        x0 = np.clip(as_vector(alpha0, "alpha0", length=n, length_of="K"), 0.0, C_max)
-
-    def record(p, t):
-        st = p.state
-        return SVMSolution(p.x, float(p.nu[0]), st == FREE, st == UPPER, st == LOWER)
+        starts = [Cmax_n]
+        a0 = as_vector(alpha0, "alpha0", length=n, length_of="K") * s
+    kw = dict(solver=solver, refactor_every=refactor_every)
+    for k, C_a in enumerate(starts):
+        x0 = _start_alpha(Kn, yv, C_a) if alpha0 is None else np.clip(a0, 0.0, C_a)
+        try:
+            down, up = _trace_both(prob, yv, C_a, Cmax_n, Cmin_n, x0, kw)
+            break
+        except (HomotopyError, np.linalg.LinAlgError) as exc:
+            prob.diagnose(exc)  # a kernel that is not PSD is named as the cause
+            if k + 1 == len(starts):
+                units = "" if s == 1.0 else f" (t = {s:g} C, the kernel scaled by 1/{s:g})"
+                raise HomotopyError(f"{exc}{units}{_conditioning_note(Kv)}") from exc
+    params, points, states, events, info = _join(down, up, Cmin_n)
+    info["n_start_retries"] = k
+    C_last = max((e.param for e in events), default=None)
+    info = {**info, "kernel_scale": s, "C_start": C_a / s,
+            "C_last_event": None if C_last is None else C_last / s,
+            "hard_margin": bool(not np.any(states[-1] == UPPER)),
+            "time": time.perf_counter() - t_start}
 
     def residual(t, rec):
-        return _svm_residual(Q, yv, t, rec.alpha, rec.intercept)
+        return _svm_residual(Q, yv, t * s, rec.alpha * s, rec.intercept)
 
-    C_end = 0.0 if C_min is None else C_min
-    try:
-        if solver == "generic":
-            path = _trace(prob, C_max, C_end, x0=x0, param_name="C",
-                          until_last_event=C_min is None, refactor_every=refactor_every,
-                          record=record, residual=residual)
+    recs = [SVMSolution(p.x / s if s != 1.0 else p.x, float(p.nu[0]), st == FREE, st == UPPER,
+                        st == LOWER) for p, st in zip(points, states, strict=True)]
+    evs = [e if s == 1.0 and e.info["from"] not in _SET_NAMES and e.info["to"] not in _SET_NAMES
+           else Event(e.param / s, e.kind, e.indices,
+                      {"from": _SET_NAMES.get(e.info["from"], e.info["from"]),
+                       "to": _SET_NAMES.get(e.info["to"], e.info["to"])}) for e in events]
+    return Path.piecewise_linear("C", [t / s for t in params], recs, evs, residual=residual,
+                                 direction=-1, info=info)
+
+
+def _trace_both(prob, y, C_a, Cmax_n, Cmin_n, x0, kw):
+    """The path below and above the start ``C_a`` (normalized units), in tracing order."""
+    C_end = 0.0 if Cmin_n is None else min(Cmin_n, C_a)
+    until_last = Cmin_n is None
+    if C_end < C_a or until_last:
+        down = _trace_part(prob, y, C_a, C_end, x0, None, until_last=until_last, **kw)
+    else:  # the whole range lies above the start: only its exact solution is needed here
+        down = _trace_part(prob, y, C_a, C_a, x0, None, until_last=False, **kw)
+        down = (down[0][:1], down[1][:1], [], down[3])
+    up = None
+    if Cmax_n > C_a:
+        p0 = down[1][0]
+        up = _trace_part(prob, y, C_a, Cmax_n, p0.x, p0.state, until_last=False, **kw)
+    return down, up
+
+
+def _join(down, up, Cmin_n):
+    """One increasing list of breakpoints from the two traces, with the index sets of the
+    segment above each breakpoint (the top one its own); ``C_min`` above the start cuts the
+    upward part. Returns ``(params, points, states, events, info)``."""
+    params, points, events, info_d = down
+    params, points = params[::-1], points[::-1]
+    states = [p.state for p in points[1:]] + [points[-1].state]
+    events = list(events)
+    infos = [info_d]
+    if up is not None:
+        pu, ptu, evu, info_u = up
+        points[-1] = ptu[0]  # at the start: the index sets of the segment above it
+        states[-1] = ptu[0].state
+        events += _upward_events(evu)
+        infos.append(info_u)
+        if len(params) > 1 and len(pu) > 1 and not any(e.param == pu[0] for e in events) \
+                and np.array_equal(states[-2], states[-1]):
+            # the start is inside a segment (no event there): not a breakpoint
+            params, points, states = params[:-1], points[:-1], states[:-1]
+        params = params + list(pu[1:])
+        points = points + list(ptu[1:])
+        states = states + [p.state for p in ptu[1:]]
+    if Cmin_n is not None and Cmin_n > params[0]:
+        k = int(np.searchsorted(params, Cmin_n, side="right")) - 1
+        if params[k] < Cmin_n:
+            w = (Cmin_n - params[k]) / (params[k + 1] - params[k])
+            a, b = points[k], points[k + 1]
+            cut = QPPoint((1 - w) * a.x + w * b.x, (1 - w) * a.nu + w * b.nu, None, None,
+                          states[k])
+            params, points = [Cmin_n] + params[k + 1:], [cut] + points[k + 1:]
+            states = states[k:k + 1] + states[k + 1:]
         else:
-            params, points, events, info = trace_svm(
-                prob, yv, C_max, C_end, x0, until_last_event=C_min is None,
-                refactor_every=refactor_every)
-            path = _assemble(prob, "C", params, points, events, -1, info, residual, record)
-    except np.linalg.LinAlgError as exc:  # pragma: no cover - defensive
-        raise HomotopyError(f"linear algebra failure while tracing the SVM path: {exc}") from exc
-    path.events = [Event(e.param, e.kind, e.indices,
-                         {"from": _SET_NAMES.get(e.info["from"], e.info["from"]),
-                          "to": _SET_NAMES.get(e.info["to"], e.info["to"])})
-                   for e in path.events]
-    return path
+            params, points, states = params[k:], points[k:], states[k:]
+        events = [e for e in events if e.param > Cmin_n]
+    if len(params) == 2 and params[0] == params[1]:
+        params, points, states = params[1:], points[1:], states[1:]
+    return params, points, states, events, _merge_info(infos, {"n_breakpoints": len(params)})
