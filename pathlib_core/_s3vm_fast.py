@@ -16,7 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import _s3vm_kernel as _k
-from .homotopy import UPPER, HomotopyError, QPPoint, _events_for, _KKTInverse, _Problem, _trace_raw
+from .homotopy import (
+    UPPER,
+    HomotopyError,
+    QPPoint,
+    _events_for,
+    _exact_point,
+    _KKTInverse,
+    _Problem,
+    _trace_raw,
+)
 
 
 def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch, level,
@@ -104,6 +113,8 @@ def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch,
             break
         if status == _k.REFACTOR:
             continue
+        if status == _k.NOT_PSD:
+            prob.negative_curvature()  # ValueError naming the kernel unless it is PSD
         # one event by the generic engine, from the last exact breakpoint
         pe, ppts, evs, _, ne = engine(params[-1], xs[-1], states[-1], 1)
         n_engine += ne
@@ -117,6 +128,12 @@ def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch,
             break
         if stop(ppts[-1], pe[-1]):
             break
+    if len(params) > 1 and params[-1] == t_end:
+        # the end point solved at t_end itself (a long last segment, e.g. up to a very large
+        # C*, would multiply the rounding of the slopes and running sums by its length)
+        exact = _exact_point(prob, t_end, states[-1])
+        if exact is not None:
+            xs[-1] = exact.x
     info = {"n_events": n_fast + n_engine, "n_engine_events": n_engine, **stats}
     return params, xs, events, info
 

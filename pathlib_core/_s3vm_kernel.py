@@ -28,7 +28,9 @@ reached.
 
 Status codes: ``0`` the end ``t_end`` was reached, ``1`` a re-factorization is due, ``2`` the
 next event needs the generic engine (tie, zero-length step, singular update, wrong-way index,
-drift, infeasibility), ``3`` the stop rule fired at the last recorded breakpoint.
+drift, infeasibility), ``3`` the stop rule fired at the last recorded breakpoint, ``4`` a
+bordering met a negative Schur complement beyond rounding (negative curvature: the caller
+checks the kernel for positive semi-definiteness).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ except ImportError:  # pragma: no cover
         return lambda f: f
 
 FREE, LOWER, UPPER = 0, 1, 2
-END, REFACTOR, FALLBACK, STOP = 0, 1, 2, 3
+END, REFACTOR, FALLBACK, STOP, NOT_PSD = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
@@ -103,7 +105,8 @@ def _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1):
 
 @njit(cache=True)
 def _border_add(Q, keys, k, Minv, j, sing_tol, p_scale):
-    """Append index j to the inverse of ``Q_FF``; False if the Schur complement is ~0."""
+    """Append index j to the inverse of ``Q_FF``: 1 (done), 0 (the Schur complement is ~0)
+    or -1 (it is negative beyond rounding: negative curvature, ``Q`` is not PSD)."""
     c = np.empty(k)
     for r in range(k):
         c[r] = Q[keys[r], j]
@@ -119,8 +122,12 @@ def _border_add(Q, keys, k, Minv, j, sing_tol, p_scale):
     d = Q[j, j]
     sch = d - cu
     ref = max(abs(d), abs(cu), p_scale)
-    if not np.isfinite(sch) or abs(sch) <= sing_tol * ref:
-        return False
+    if not np.isfinite(sch):
+        return 0
+    if sch < -sing_tol * ref:
+        return -1
+    if abs(sch) <= sing_tol * ref:
+        return 0
     for r in range(k):
         for s in range(k):
             Minv[r, s] += u[r] * u[s] / sch
@@ -128,7 +135,7 @@ def _border_add(Q, keys, k, Minv, j, sing_tol, p_scale):
         Minv[k, r] = -u[r] / sch
     Minv[k, k] = 1.0 / sch
     keys[k] = j
-    return True
+    return 1
 
 
 @njit(cache=True)
@@ -244,7 +251,10 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
         old = st[i]
         # ---- update the inverse and the running sums ----
         if nb == FREE:
-            if not _border_add(Q, keys, k, Minv, i, sing_tol, p_scale):
+            code = _border_add(Q, keys, k, Minv, i, sing_tol, p_scale)
+            if code < 0:
+                return NOT_PSD, n_rec, max_drift
+            if code == 0:
                 return FALLBACK, n_rec, max_drift
             k += 1
         else:

@@ -50,6 +50,7 @@ from .homotopy import (
     UPPER,
     HomotopyError,
     QPPoint,
+    _exact_point,
     _KKTInverse,
     _Problem,
     _trace_raw,
@@ -158,6 +159,12 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
         events.extend(evs)
         if len(pe) == 1 or pe[-1] == C_end:
             break
+    if len(params) > 1 and params[-1] == C_end and not until_last_event:
+        # the end point solved at C_end itself (a long last segment, e.g. up to a very large
+        # C_max, would multiply the rounding of the slopes by its length)
+        exact = _exact_point(prob, C_end, points[-1].state)
+        if exact is not None:
+            points[-1] = exact
     info = {
         "n_events": n_fast + n_engine,
         "n_breakpoints": len(params),

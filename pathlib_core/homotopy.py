@@ -80,6 +80,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._svm_kernel import psd_screen
 from ._validation import (
     as_matrix,
     as_vector,
@@ -1051,6 +1052,43 @@ def _purify(eng: _Engine, t: float, st: np.ndarray, x: np.ndarray):
 
 
 # ---------------------------------------------------------------------------------------------
+# Kernels: power-of-two normalization and a cheap PSD screen (shared by the SVM and S3VM paths)
+# ---------------------------------------------------------------------------------------------
+def _kernel_scale(K: np.ndarray) -> float:
+    """The power of two ``s`` with ``max|K| / s`` in ``(1/2, 1]`` (1 for a zero kernel)."""
+    top = float(np.max(np.abs(K)))
+    if top == 0.0:
+        return 1.0
+    m, e = np.frexp(top)  # top = m 2^e, m in [1/2, 1)
+    return float(np.ldexp(1.0, int(e) - 1 if m == 0.5 else int(e)))
+
+
+def _screen_psd(K: np.ndarray, name: str) -> None:
+    """``O(n^2)`` necessary conditions of positive semi-definiteness (non-negative diagonal,
+    ``K_ij^2 <= K_ii K_jj``), to rounding; when one fails, :func:`check_psd` names the cause.
+    """
+    top = float(np.max(np.abs(K)))
+    if top > 0.0 and not psd_screen(K, 1e-10 * top):
+        check_psd(K, name)
+
+
+def _conditioning_note(K: np.ndarray) -> str:
+    """Why a PSD kernel may defeat the path: the spread of its eigenvalues above rounding."""
+    ev = np.linalg.eigvalsh(K)
+    top = float(np.max(np.abs(ev)))
+    floor = K.shape[0] * np.finfo(float).eps * top
+    pos = ev[ev > floor]
+    if top == 0.0 or pos.size < 2 or pos[-1] / pos[0] < 1e8:
+        return ""
+    digits = -np.log10(floor / pos[0])
+    return (f" (K is ill-conditioned: its eigenvalues above the rounding level span "
+            f"{np.log10(pos[-1] / pos[0]):.0f} orders of magnitude, so along those directions "
+            f"the path is determined to about {max(digits, 0):.0f} significant digits; a "
+            "linear kernel of features on very different scales gives this -- standardize "
+            "the features)")
+
+
+# ---------------------------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------------------------
 def _vec_or(v, default: float, name: str, n: int, *, allow_inf: bool = False) -> np.ndarray:
@@ -1316,8 +1354,13 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
                 zc2 = zc
                 lo, hi = eng._interval(v[zc2], rate[zc2], a[zc2, 0], span)
                 z_end = eng._center(lo, hi)
-            # interpolate z linearly: record at t_end with the new z
+            # interpolate z linearly: record at t_end with the new z. The end point is solved
+            # at t_end itself (not extrapolated from the segment's start: over a long last
+            # segment, e.g. up to a very large parameter, rounding in the slopes would be
+            # multiplied by its length)
             end_seg = _advance(seg, span, eng.dir)
+            if not seg.Z.shape[1]:
+                end_seg = eng.solve(t_new, seg.state, seg.fac)
             params.append(t_new)
             points.append(_point(prob, end_seg, z_end, t_new))
             break
@@ -1350,6 +1393,22 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
         if stop is not None and stop(points[-1], t_new):
             break
     return params, points, events, eng, n_events
+
+
+def _exact_point(prob: _Problem, t: float, state: np.ndarray) -> QPPoint | None:
+    """The solution at ``t`` for the index sets ``state``, from a fresh factorization and the
+    right-hand side at ``t`` (no extrapolation). ``None`` when the sets leave an equality
+    multiplier undetermined or the system is singular (the caller keeps its own point)."""
+    eng = _Engine(prob, direction=1, refactor_every=1, drift_tol=1e-9, tie_tol=1e-10,
+                  zero_tol=1e-11, max_tie=0, max_zero_steps=0)
+    F = np.flatnonzero(state == FREE)
+    R, Z = eng._rows_for(F)
+    if Z.shape[1]:
+        return None
+    fac = _KKTInverse.build(prob, F, R)
+    if fac is None:
+        return None
+    return _point(prob, eng.solve(t, np.asarray(state, dtype=np.int8), fac), None, t)
 
 
 def _advance(seg: _Segment, tau: float, d: int) -> _Segment:

@@ -45,11 +45,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._s3vm_fast import trace_cp
-from ._validation import as_kernel, as_vector, check_choice, positive_scalar
-from .homotopy import FREE, LOWER, UPPER, HomotopyError, _make_problem, _trace
+from ._validation import as_kernel, as_vector, check_choice, check_psd, positive_scalar
+from .homotopy import (
+    FREE,
+    LOWER,
+    UPPER,
+    HomotopyError,
+    _conditioning_note,
+    _kernel_scale,
+    _make_problem,
+    _screen_psd,
+    _trace,
+)
 from .kkt import _QPData, _recover_bounds, _residuals
 from .path import Event, Path
 from .qp import solve_qp
+from .threads import single_blas_thread
 
 __all__ = [
     "S3VMSolution",
@@ -184,19 +195,30 @@ def _upper(lab, C, Cu):
 
 
 def _residual_fn(K, lab, b, C):
-    """Relative KKT residual of the interior conditional problem (box QP) at ``C^* = t``."""
+    r"""Componentwise relative KKT residual of the interior conditional problem (the box QP
+    of the module docstring) at ``C^* = t``: :func:`pathlib_core.kkt.qp_residuals` with
+    ``relative=True``, each stationarity row ``(Q theta + b y - 1)_i`` against
+    ``(|Q| |theta|)_i + |b y_i - 1|`` plus its multiplier, the bounds against the box width.
+    The bound multipliers are read off the gradient with no threshold (``g_i > 0``: the
+    multiplier of ``theta_i >= 0``, ``g_i < 0``: that of ``theta_i <= c_i``), so a point with
+    a non-zero gradient counts as optimal only to the extent that it sits at that bound.
 
-    def residual(t, rec):
+    ``residual(t, rec, s)``: ``rec`` in units where the kernel is ``s K`` (its ``theta`` is
+    multiplied by ``s``), ``t`` already in the units of ``K``.
+    """
+
+    def residual(t, rec, s=1.0):
         ylab = rec.labels.astype(float)
         Q = K * np.outer(ylab, ylab)
         q = b * ylab - 1.0
         ub = _upper(lab, C, t)
         n = ylab.shape[0]
+        theta = rec.theta * s
         d = _QPData(Q, q, np.zeros((0, n)), np.zeros(0), np.zeros((0, n)), np.zeros(0),
                     np.zeros(n), ub)
-        grad = Q @ rec.theta + q
-        w_lb, w_ub = _recover_bounds(grad, rec.theta, d.lb, d.ub, 1e-12 * max(C, 1.0))
-        return _residuals(d, rec.theta, np.zeros(0), np.zeros(0), w_lb, w_ub, True).max
+        grad = Q @ theta + q
+        w_lb, w_ub = _recover_bounds(grad, theta, d.lb, d.ub, np.inf)
+        return _residuals(d, theta, np.zeros(0), np.zeros(0), w_lb, w_ub, True).max
 
     return residual
 
@@ -209,6 +231,7 @@ def _record(K, ylab, theta, gamma, b) -> S3VMSolution:
 # ---------------------------------------------------------------------------------------------
 # the conditional problem with the polytope constraints (DJ-step)
 # ---------------------------------------------------------------------------------------------
+@single_blas_thread
 def conditional_solution(K, y, labels, *, C, C_unlabeled, warm_start=None, tol=1e-10):
     r"""Conditionally optimal solution in ``pol(y_hat)`` (eq. (5) of Ogawa et al. 2013).
 
@@ -271,7 +294,7 @@ def conditional_solution(K, y, labels, *, C, C_unlabeled, warm_start=None, tol=1
 _LAST_ITERS: list = []  # active-set iterations of the QP solves of the last _conditional call
 
 
-def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10):
+def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10, viol_tol=None):
     _LAST_ITERS.clear()
     n = ylab.shape[0]
     Q = K * np.outer(ylab, ylab)
@@ -282,7 +305,7 @@ def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10):
     theta = np.zeros(n) if theta0 is None else np.clip(theta0, 0.0, ub)
     gamma_a = np.zeros(0)
     n_qp = 0
-    scale = max(1.0, C)
+    vtol = 1e-10 * max(1.0, C) if viol_tol is None else viol_tol
     for _ in range(unl.size + 1):
         m = act.size
         if m == 0:
@@ -305,7 +328,7 @@ def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10):
         coef = ylab * (theta + gamma)
         f = K @ coef + b
         marg = ylab * f
-        viol = unl[(marg[unl] < -1e-10 * scale) & ~np.isin(unl, act)]
+        viol = unl[(marg[unl] < -vtol) & ~np.isin(unl, act)]
         if viol.size == 0:
             return _record(K, ylab, theta, gamma, b), gamma, n_qp
         act = np.concatenate([act, viol])
@@ -356,7 +379,7 @@ def _first_crossing(params, recs, unl, ylab, level=None):
 
 
 def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exempt=None,
-             exempt_tol=0.0, fast=True, boundary_tol=0.0):
+             exempt_tol=0.0, fast=True, boundary_tol=0.0, psd_check=None):
     """Trace the box QP from ``t0`` until the polytope boundary or ``t_max``.
 
     ``watch``: mask of the unlabeled points whose margin defines the boundary (stop once a
@@ -379,6 +402,8 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exemp
     ub0 = np.where(lab, C, 0.0)
     ub1 = np.where(lab, 0.0, 1.0)
     prob = _make_problem(Q, q, None, None, None, None, np.zeros(n), None, ub0, ub1)
+    if psd_check is not None:
+        prob.psd_check = psd_check
     params_all, recs_all, events_all = [t0], [None], []
     t, theta = t0, theta0
     stats = {"n_events": 0, "n_chunks": 0, "n_restarts": 0, "max_restart_gap": 0.0}
@@ -536,10 +561,11 @@ def _start_state(Q, q, theta, ub):
     """Index sets of an exact solution (at ``C^* = 0`` the unlabeled box is ``[0, 0]``: a
     point goes to the upper bound when its margin is below 1, i.e. its gradient is negative)."""
     g = Q @ theta + q
-    tol = 1e-9 * max(1.0, float(np.max(ub)))
+    # at a bound to 1e-9 of the solution's own size (lower) or of the box width (upper); a
+    # box far wider than the solution (large C) must not make every variable bound
     st = np.full(theta.shape[0], FREE, dtype=np.int8)
-    at_lo = theta <= tol
-    at_up = ub - theta <= tol
+    at_lo = theta <= 1e-9 * float(np.max(np.abs(theta), initial=0.0))
+    at_up = ub - theta <= 1e-9 * ub
     st[at_lo] = LOWER
     st[at_up & ~at_lo] = UPPER
     both = at_lo & at_up
@@ -556,6 +582,7 @@ def _lerp(r0: S3VMSolution, r1: S3VMSolution, s: float) -> S3VMSolution:
 # ---------------------------------------------------------------------------------------------
 # the whole path (Algorithm 1)
 # ---------------------------------------------------------------------------------------------
+@single_blas_thread
 def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
               refactor_every: int = 50, max_jumps: int | None = None,
               engine: str = "fast") -> Path:
@@ -581,7 +608,10 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         ``C^* = C``; larger values are allowed (the problem stays well defined: the unlabeled
         points then weigh more than the labeled ones).
     boundary_tol : float
-        A point counts as on the boundary when ``y_hat_i f(x_i) <= boundary_tol * max(1, C)``.
+        A point counts as on the boundary when ``y_hat_i f(x_i) <= boundary_tol * m``, with
+        ``m = max(1, min(C s, sum_i |beta_i| s))`` in the kernel's normalized units (``s`` the
+        power of two of the normalization below; ``sum |beta| s`` bounds the size of the
+        terms of ``f``, so the tolerance follows the rounding level of the margins, not ``C``).
     refactor_every : int
         Passed to the homotopy engine.
     max_jumps : int, optional
@@ -607,18 +637,91 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         Theorem 5 fails, e.g. a zero feature vector with ``b = 0``; they are exempt from the
         boundary checks) and
         ``min_interior_margin`` (the
-        smallest ``y_hat_i f(x_i)``, i in U, over the breakpoints just after each DJ-step).
+        smallest ``y_hat_i f(x_i)``, i in U, over the breakpoints just after each DJ-step),
+        ``kernel_scale`` (``s`` below).
+
+    Notes
+    -----
+    *Scale.* The problem has the exact symmetry ``(s K, C / s, C^* / s) -> (beta / s, f)``
+    (and ``J / s``). The path is traced for ``K / s``, ``s`` the power of two nearest to
+    ``max |K|`` (exact in floating point), and reported in the user's units, so a kernel of
+    any magnitude is the same problem to the engine (bit for bit when the factor is a power
+    of two). ``C_unlabeled_max`` may be of any size: past the last event the CP-step's
+    solution is affine in ``C^*`` up to the end.
+
+    *Kernels that are not positive semi-definite* make the conditional problems non-convex;
+    an ``O(n^2)`` screen of ``K``, negative curvature met by a factorization, or a failed
+    solve trigger an eigenvalue check that raises ``ValueError`` naming ``K``.
+
+    Raises
+    ------
+    ValueError
+        Bad input (naming the argument), or ``K`` not positive semi-definite.
+    pathlib_core.homotopy.HomotopyError
+        A degenerate event that cannot be resolved, or more than ``max_jumps`` label flips.
     """
     t_start = time.perf_counter()
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
     C = positive_scalar(C, "C")
     Cmax = positive_scalar(C_unlabeled_max, "C_unlabeled_max", allow_zero=True)
     check_choice(engine, "engine", ("fast", "generic"))
-    tol = positive_scalar(boundary_tol, "boundary_tol") * max(1.0, C)
+    btol = positive_scalar(boundary_tol, "boundary_tol")
+    _screen_psd(Kv, "K")
+    s = _kernel_scale(Kv)
+    C_n, Cmax_n = C * s, Cmax * s
+    for name, val, val_n in (("C", C, C_n), ("C_unlabeled_max", Cmax, Cmax_n)):
+        if not np.isfinite(val_n) or (val > 0 and val_n == 0.0):
+            raise ValueError(f"{name}={val} is outside the floating-point range for this "
+                             f"kernel ({name} * max|K| over- or underflows)")
+    Kn = Kv / s if s != 1.0 else Kv
+    n = Kv.shape[0]
+    max_j = 10 * n + 100 if max_jumps is None else int(max_jumps)
+    psd_check = lambda: check_psd(Kv, "K")  # noqa: E731
+    try:
+        params, recs, events, info = _trace_s3vm(Kn, yv, lab, unl, C_n, Cmax_n, btol,
+                                                 refactor_every, max_j, engine, psd_check)
+    except (HomotopyError, ValueError, np.linalg.LinAlgError) as exc:
+        # every input is valid here: a failure inside the solvers with a kernel that is not
+        # PSD (a non-convex conditional problem) is reported as such, naming K
+        try:
+            psd_check()
+        except ValueError as err:
+            raise err from exc
+        if isinstance(exc, HomotopyError):
+            units = "" if s == 1.0 else f" (t = {s:g} C*, the kernel scaled by 1/{s:g})"
+            raise HomotopyError(f"{exc}{units}{_conditioning_note(Kv)}") from exc
+        raise
+    b = info["intercept"]
+    if s != 1.0:
+        recs = [S3VMSolution(r.coef / s, r.intercept, r.decision, r.theta / s, r.labels)
+                for r in recs]
+        events = [Event(e.param / s, e.kind, e.indices,
+                        _scale_jump_info(e.info, s) if e.kind == "jump" else dict(e.info))
+                  for e in events]
+    residual = _residual_fn(Kn, lab, b, C_n)
+    info.update(kernel_scale=s, time=time.perf_counter() - t_start)
+    return Path.piecewise_linear("C_unlabeled", [t / s for t in params], recs, events,
+                                 residual=lambda t, r: residual(t * s, r, s),
+                                 direction=1, info=info)
+
+
+def _scale_jump_info(info: dict, s: float) -> dict:
+    out = dict(info)
+    for key in ("J_before", "J_after"):
+        out[key] = info[key] / s
+    return out
+
+
+def _trace_s3vm(Kv, yv, lab, unl, C, Cmax, btol, refactor_every, max_j, engine, psd_check):
+    """Algorithm 1 in the kernel's normalized units; returns (params, recs, events, info)."""
     n = Kv.shape[0]
     b = class_balance_bias(yv)
     idx_u = np.flatnonzero(unl)
-    max_j = 10 * n + 100 if max_jumps is None else int(max_jumps)
+    fscale = [max(1.0, C)]  # upper bound of the size of the terms of f (updated below)
+
+    def tol_now(rec):
+        fscale[0] = max(1.0, min(C, float(np.sum(np.abs(rec.coef)))))
+        return btol * fscale[0]
 
     # C* = 0: the supervised SVM with the fixed bias (unlabeled thetas are 0)
     ylab = np.where(lab, yv, 1.0)
@@ -636,9 +739,9 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     min_interior = np.inf
     stuck = np.zeros(n, dtype=bool)  # exempt now
     ever_stuck = np.zeros(n, dtype=bool)
-    residual = _residual_fn(Kv, lab, b, C)
     while True:
         # DJ-step (Algorithm 3): flip boundary labels until strictly interior
+        tol = tol_now(rec)
         act = idx_u[~stuck[idx_u]]
         marg = ylab[act] * rec.decision[act]
         S = act[marg <= tol]
@@ -650,7 +753,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             J0 = _objective(Kv, ylab, lab, rec.coef, b, C, t)
             ylab = ylab.copy()
             ylab[S] = -ylab[S]
-            rec, gamma, k = _conditional(Kv, ylab, lab, b, C, t, rec.theta)
+            rec, gamma, k = _conditional(Kv, ylab, lab, b, C, t, rec.theta,
+                                         viol_tol=btol * fscale[0] / 10.0)
             n_qp += k
             J1 = _objective(Kv, ylab, lab, rec.coef, b, C, t)
             marg_all = ylab * rec.decision
@@ -678,10 +782,12 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         if t >= Cmax:
             break
         # CP-step (Algorithm 2)
+        tol = tol_now(rec)
         ps, rs, evs, t_new, hit, st = _cp_step(Kv, ylab, lab, b, C, t, Cmax, rec.theta,
                                                refactor_every, ~lab & ~stuck,
                                                exempt=~lab & stuck, exempt_tol=tol,
-                                               fast=engine == "fast", boundary_tol=tol)
+                                               fast=engine == "fast", boundary_tol=tol,
+                                               psd_check=psd_check)
         # an exempt point that would leave its polytope is back on the boundary at t_new:
         # it is checked (and flipped) again by the next DJ-step
         stuck[st.get("exempt_hit", [])] = False
@@ -713,10 +819,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         "n_fast_fallbacks": n_cp["n_fast_fallbacks"],
         "engine": engine,
         "min_interior_margin": min_interior,
-        "time": time.perf_counter() - t_start,
     }
-    return Path.piecewise_linear("C_unlabeled", params, recs, events, residual=residual,
-                                 direction=1, info=info)
+    return params, recs, events, info
 
 
 def path_objective(K, y, path: Path, t: float, *, C: float, side=None) -> float:

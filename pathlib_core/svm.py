@@ -49,8 +49,12 @@ segment ``[C_last_event, C_max]`` is constant.
 *Kernels that are not positive semi-definite.* The dual is then not convex and the path is not
 defined. The kernel is screened in ``O(n^2)`` (non-negative diagonal, ``K_ij^2 <= K_ii K_jj``)
 and the factorizations watch for negative curvature (a negative Schur complement when a point
-joins the elbow); either, or a failure of the path, triggers an eigenvalue check that raises
-``ValueError`` naming ``K``.
+joins the elbow, a negative diagonal entry of a rebuilt inverse); either, or a failure of the
+path, triggers an eigenvalue check that raises ``ValueError`` naming ``K``. The full check is
+not run on every call (an eigendecomposition, about half the time of a path on 569 points):
+a path that never meets the negative curvature of a slightly indefinite kernel is made of KKT
+points at which ``Q`` is positive definite on the elbow (local minima of the non-convex
+dual); :func:`pathlib_core._validation.check_psd` validates a kernel beforehand.
 """
 
 from __future__ import annotations
@@ -61,7 +65,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._svm_fast import trace_svm
-from ._svm_kernel import psd_screen
 from ._validation import (
     as_binary_labels,
     as_kernel,
@@ -77,8 +80,11 @@ from .homotopy import (
     UPPER,
     HomotopyError,
     QPPoint,
+    _conditioning_note,
     _engine_info,
+    _kernel_scale,
     _make_problem,
+    _screen_psd,
     _trace_raw,
 )
 from .kkt import _QPData, _recover_bounds, _residuals
@@ -203,40 +209,6 @@ def _start_alpha(K, y, C) -> np.ndarray:
     alpha = np.zeros(y.shape[0])
     alpha[clf.support_] = np.abs(clf.dual_coef_.ravel())
     return np.clip(alpha, 0.0, C)
-
-
-def _kernel_scale(K: np.ndarray) -> float:
-    """The power of two ``s`` with ``max|K| / s`` in ``(1/2, 1]`` (1 for a zero kernel)."""
-    top = float(np.max(np.abs(K)))
-    if top == 0.0:
-        return 1.0
-    m, e = np.frexp(top)  # top = m 2^e, m in [1/2, 1)
-    return float(np.ldexp(1.0, int(e) - 1 if m == 0.5 else int(e)))
-
-
-def _screen_psd(K: np.ndarray, name: str) -> None:
-    """``O(n^2)`` necessary conditions of positive semi-definiteness (non-negative diagonal,
-    ``K_ij^2 <= K_ii K_jj``), to rounding; when one fails, :func:`check_psd` names the cause.
-    """
-    top = float(np.max(np.abs(K)))
-    if top > 0.0 and not psd_screen(K, 1e-10 * top):
-        check_psd(K, name)
-
-
-def _conditioning_note(K: np.ndarray) -> str:
-    """Why a PSD kernel may defeat the path: the spread of its eigenvalues above rounding."""
-    ev = np.linalg.eigvalsh(K)
-    top = float(np.max(np.abs(ev)))
-    floor = K.shape[0] * np.finfo(float).eps * top
-    pos = ev[ev > floor]
-    if top == 0.0 or pos.size < 2 or pos[-1] / pos[0] < 1e8:
-        return ""
-    digits = -np.log10(floor / pos[0])
-    return (f" (K is ill-conditioned: its eigenvalues above the rounding level span "
-            f"{np.log10(pos[-1] / pos[0]):.0f} orders of magnitude, so along those directions "
-            f"the path is determined to about {max(digits, 0):.0f} significant digits; a "
-            "linear kernel of features on very different scales gives this -- standardize "
-            "the features)")
 
 
 def _trace_part(prob, y, C_from, C_to, x0, state0, *, until_last, solver, refactor_every):

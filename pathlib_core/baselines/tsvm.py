@@ -6,6 +6,11 @@ predicted labels of the unlabeled points. Conventions as in :mod:`pathlib_core.s
 points. The two transductive methods use the same S3VM objective as the path (eq. (1) of
 Ogawa et al. 2013) with the bias fixed at ``b = 2 r - 1`` (``r``: fraction of positive labeled
 points; Chapelle and Zien 2005), so their objective values are comparable with the path's.
+
+Each baseline screens ``K`` for positive semi-definiteness in ``O(n^2)`` (non-negative
+diagonal, ``K_ij^2 <= K_ii K_jj``) and, when a solve fails or meets negative curvature, checks
+its eigenvalues: a kernel that is not PSD (a non-convex inner problem, whose "solution" would
+be a stationary point) raises ``ValueError`` naming ``K``.
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import positive_scalar
-from ..homotopy import HomotopyError
+from .._validation import check_psd, positive_scalar
+from ..homotopy import HomotopyError, _screen_psd
 from ..qp import solve_qp
 from ..s3vm import (
     _objective,
@@ -24,6 +29,7 @@ from ..s3vm import (
     class_balance_bias,
     supervised_fixed_bias,
 )
+from ..threads import single_blas_thread
 
 __all__ = ["TSVMResult", "supervised_svm", "annealing_tsvm", "cccp_tsvm"]
 
@@ -57,6 +63,28 @@ class TSVMResult:
         return np.asarray(K_cross, dtype=float).T @ self.coef + self.intercept
 
 
+def _kernel_named(func):
+    """Run a baseline with its kernel screened for positive semi-definiteness (``O(n^2)``);
+    a failure inside its solvers with a kernel that is not PSD is reported as a
+    ``ValueError`` naming ``K`` (the eigenvalue check runs only then)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(K, y, **kwargs):
+        Kv, _, _, _ = check_s3vm_inputs(K, y)
+        _screen_psd(Kv, "K")
+        try:
+            return func(Kv, y, **kwargs)
+        except (HomotopyError, ValueError, np.linalg.LinAlgError) as exc:
+            try:
+                check_psd(Kv, "K")
+            except ValueError as err:
+                raise err from exc
+            raise
+
+    return wrapper
+
+
 def _box_qp(K, ylab, b, ub, theta0):
     Q = K * np.outer(ylab, ylab)
     res = solve_qp(Q, b * ylab - 1.0, lb=np.zeros(ylab.size), ub=ub, warm_start=theta0)
@@ -65,6 +93,8 @@ def _box_qp(K, ylab, b, ub, theta0):
     return res.x
 
 
+@single_blas_thread
+@_kernel_named
 def supervised_svm(K, y, *, C) -> TSVMResult:
     r"""Standard SVM (free bias) on the labeled points only, via libsvm (scikit-learn ``SVC``).
 
@@ -89,6 +119,8 @@ def supervised_svm(K, y, *, C) -> TSVMResult:
                                              "time": time.perf_counter() - t0})
 
 
+@single_blas_thread
+@_kernel_named
 def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
                    max_switch_rounds: int = 1000, keep_steps: bool = False) -> TSVMResult:
     r"""S3VM-light-style annealing (Joachims 1999; schedule of Chapelle et al. 2008).
@@ -164,6 +196,8 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
     return TSVMResult(coef, b, ylab.astype(int), J, info)
 
 
+@single_blas_thread
+@_kernel_named
 def cccp_tsvm(K, y, *, C, C_unlabeled, s: float = -0.3, max_iter: int = 50) -> TSVMResult:
     r"""CCCP transductive SVM with the symmetric ramp loss (Collobert, Sinz, Weston, Bottou 2006).
 
