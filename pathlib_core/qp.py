@@ -26,6 +26,7 @@ Three solvers return the same :class:`QPResult`:
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from scipy.optimize import linprog
 
 from pathlib_core._validation import check_choice, check_psd, positive_scalar
 from pathlib_core.kkt import KKTResiduals, _qp_data, _QPData, _residuals
+from pathlib_core.linalg import njit
 
 __all__ = [
     "ActiveSet",
@@ -170,25 +172,20 @@ def _empty_result(d: _QPData, status: str, n_iter: int, solver: str, info: dict)
 # ---------------------------------------------------------------------------------------------
 # Equilibration by powers of two
 # ---------------------------------------------------------------------------------------------
+#: problems whose equilibration factors all lie in [2^-4, 2^4] are solved as given (the
+#: tolerances are relative per coordinate; scaling pays off for wider spreads)
+_SCALE_SPREAD = 4
 #: Ruiz passes at most (each pass halves the log-spread of the column norms; a well-scaled
 #: problem stops after the first pass with every factor equal to one)
 _RUIZ_PASSES = 30
 
 
-def _pow2_sqrt_inv(norms: np.ndarray) -> np.ndarray:
-    """``2^k`` with ``2^k ~ 1 / sqrt(norm)``, exactly 1 for norms in ``[1/2, 2)`` (and for 0)."""
-    _, e = np.frexp(norms)  # norm in [2^(e-1), 2^e)
-    k = -np.floor_divide(e, 2)  # e in {0, 1} -> 0
-    k[norms == 0] = 0
-    return np.ldexp(1.0, k)
-
-
 def _pow2_near(v: float) -> float:
     """``2^k`` with ``v / 2^k`` in ``[1/2, 2)``; exactly 1 when ``v`` is there already (or 0)."""
-    if not (v > 0.0 and np.isfinite(v)):
+    if not (v > 0.0 and math.isfinite(v)):
         return 1.0
-    _, e = np.frexp(v)  # v in [2^(e-1), 2^e)
-    return float(np.ldexp(1.0, e - 1 if e >= 2 else (e if e <= -1 else 0)))
+    e = math.frexp(v)[1]  # v in [2^(e-1), 2^e)
+    return math.ldexp(1.0, e - 1 if e >= 2 else (e if e <= -1 else 0))
 
 
 @dataclass(frozen=True)
@@ -217,8 +214,16 @@ class _Scaling:
 
     @property
     def identity(self) -> bool:
-        return (self.obj == 1.0 and bool(np.all(self.col == 1.0))
-                and bool(np.all(self.row_G == 1.0)) and bool(np.all(self.row_A == 1.0)))
+        return self.spread == 0
+
+    @property
+    def spread(self) -> int:
+        """The largest ``|k|`` of the factors ``2^k`` (0 for the identity)."""
+        hi, lo = self.obj, self.obj
+        for v in (self.col, self.row_G, self.row_A):
+            if v.size:
+                hi, lo = max(hi, float(np.max(v))), min(lo, float(np.min(v)))
+        return max(math.frexp(hi)[1] - 1, 1 - math.frexp(lo)[1])
 
     def apply(self, d: _QPData) -> _QPData:
         c, s = self.col, self.obj
@@ -239,6 +244,85 @@ class _Scaling:
                 w_ub / (s * self.col))
 
 
+@njit(cache=True)
+def _pow2_shift(v):  # pragma: no cover - compiled
+    """``k`` with ``2^k ~ 1 / sqrt(v)``: 0 for ``v`` in ``[1/2, 2)`` and for ``v = 0``."""
+    if v == 0.0:
+        return 0
+    e = math.frexp(v)[1]  # v in [2^(e-1), 2^e)
+    return -int(math.floor(e / 2.0))
+
+
+@njit(cache=True)
+def _ruiz_pow2(P, A, G, q, has_p, passes):  # pragma: no cover - compiled
+    """Ruiz passes on ``[[P, A', G'], [A, 0, 0], [G, 0, 0]]`` with power-of-two factors.
+
+    Returns the column factors, the row factors of ``A`` and ``G``, the column norms of the
+    scaled matrix (from the last pass), whether one of them is zero, and the size of the
+    scaled objective, ``max(max |col q|, mean column norm of the P block)``.
+    """
+    n = A.shape[1]
+    mA, mG = A.shape[0], G.shape[0]
+    col, rA, rG = np.ones(n), np.ones(mA), np.ones(mG)
+    cn, pn = np.zeros(n), np.zeros(n)
+    nA, nG = np.zeros(mA), np.zeros(mG)
+    for _ in range(passes):
+        cn[:] = 0.0
+        pn[:] = 0.0
+        if has_p:
+            for j in range(n):
+                m = 0.0
+                for i in range(n):
+                    v = abs(P[i, j]) * col[i]
+                    if v > m:
+                        m = v
+                pn[j] = m * col[j]
+                cn[j] = pn[j]
+        for r in range(mA):
+            m = 0.0
+            for j in range(n):
+                v = abs(A[r, j]) * rA[r] * col[j]
+                if v > m:
+                    m = v
+                if v > cn[j]:
+                    cn[j] = v
+            nA[r] = m
+        for r in range(mG):
+            m = 0.0
+            for j in range(n):
+                v = abs(G[r, j]) * rG[r] * col[j]
+                if v > m:
+                    m = v
+                if v > cn[j]:
+                    cn[j] = v
+            nG[r] = m
+        changed = False
+        for j in range(n):
+            k = _pow2_shift(cn[j])
+            if k != 0:
+                col[j] = math.ldexp(col[j], k)
+                changed = True
+        for r in range(mA):
+            k = _pow2_shift(nA[r])
+            if k != 0:
+                rA[r] = math.ldexp(rA[r], k)
+                changed = True
+        for r in range(mG):
+            k = _pow2_shift(nG[r])
+            if k != 0:
+                rG[r] = math.ldexp(rG[r], k)
+                changed = True
+        if not changed:
+            break
+    size, empty = 0.0, False
+    for j in range(n):
+        size = max(size, abs(col[j] * q[j]))
+        empty = empty or cn[j] == 0.0
+    if has_p and n:
+        size = max(size, np.mean(pn))
+    return col, rA, rG, cn, empty, size
+
+
 def _equilibrate(d: _QPData) -> _Scaling:
     r"""Powers of two that equilibrate the KKT matrix of ``d`` and its objective.
 
@@ -246,50 +330,43 @@ def _equilibrate(d: _QPData) -> _Scaling:
     ``[[P, A', G'], [A, 0, 0], [G, 0, 0]]``: each pass divides every row and column by the
     square root of its largest absolute entry, rounded to a power of two, until all of them
     lie in ``[1/2, 2)`` (a well-scaled problem is left unchanged). A variable that appears in
-    no matrix entry is scaled by its largest finite bound instead. Then the objective is
-    multiplied by a power of two that brings ``max(mean column norm of P~, max |q~|)`` into
-    ``[1/2, 2)`` (OSQP's cost scaling). Cost: a few ``O(n^2 + n m)`` passes.
+    no matrix entry is scaled by its largest finite bound instead; for a linear program the
+    free common factor of Ruiz's scaling (columns times ``t``, rows over ``t``) is fixed so
+    that the median finite bound is of order one. Then the objective is multiplied by a
+    power of two that brings ``max(mean column norm of P~, max |q~|)`` into ``[1/2, 2)``
+    (OSQP's cost scaling). Cost: a few ``O(n^2 + n m)`` passes (compiled).
     """
-    n, mG, mA = d.n, d.G.shape[0], d.A.shape[0]
-    absP = None if d.P is None or not np.any(d.P) else np.abs(d.P)
-    absG, absA = np.abs(d.G), np.abs(d.A)
-    col, rG, rA = np.ones(n), np.ones(mG), np.ones(mA)
-    for _ in range(_RUIZ_PASSES):
-        cn = np.zeros(n)
-        if absP is not None:
-            cn = np.max(absP * col[:, None], axis=0) * col
-        if mA:
-            sA = absA * rA[:, None]
-            cn = np.maximum(cn, np.max(sA, axis=0) * col)
-            nA = np.max(sA * col[None, :], axis=1)
-        if mG:
-            sG = absG * rG[:, None]
-            cn = np.maximum(cn, np.max(sG, axis=0) * col)
-            nG = np.max(sG * col[None, :], axis=1)
-        dc = _pow2_sqrt_inv(cn)
-        dA = _pow2_sqrt_inv(nA) if mA else np.ones(0)
-        dG = _pow2_sqrt_inv(nG) if mG else np.ones(0)
-        if np.all(dc == 1.0) and np.all(dA == 1.0) and np.all(dG == 1.0):
-            break
-        col, rA, rG = col * dc, rA * dA, rG * dG
-    # variables in no matrix entry (only in q and the bounds): their bound sets the unit
-    empty = cn == 0
-    if np.any(empty):
+    has_p = d.P is not None and bool(np.any(d.P))
+    P = d.P if has_p else np.zeros((0, 0))
+    col, rA, rG, cn, any_empty, size = _ruiz_pow2(P, d.A, d.G, d.q, has_p, _RUIZ_PASSES)
+    if not has_p or any_empty:
+        empty = cn == 0.0
+        # variables in no matrix entry (only in q and the bounds): their bound sets the unit
         mag = np.fmax(np.where(np.isfinite(d.lb), np.abs(d.lb), 0.0),
                       np.where(np.isfinite(d.ub), np.abs(d.ub), 0.0))
-        col[empty] = [_pow2_near(float(v)) for v in mag[empty]]
+        if np.any(empty):
+            col[empty] = [_pow2_near(float(v)) for v in mag[empty]]
+        if not has_p:
+            # a linear program: fix Ruiz's free common factor by the median finite bound
+            # (else by the median right-hand side)
+            sizes = (mag / col)[(mag > 0) & ~empty]
+            if sizes.size == 0:
+                sizes = np.abs(np.concatenate([rA * d.b, rG * d.h]))
+                sizes = sizes[sizes > 0]
+            t = _pow2_near(float(np.median(sizes))) if sizes.size else 1.0
+            if t != 1.0:
+                col[~empty] *= t
+                rA, rG = rA / t, rG / t
+        size = max(size if has_p else 0.0, float(np.max(np.abs(col * d.q))))  # new columns
     # the objective: OSQP's cost scaling
-    size = float(np.max(np.abs(col * d.q)))
-    if absP is not None:
-        size = max(size, float(np.mean(np.max(absP * col[:, None], axis=0) * col)))
     return _Scaling(col, rG, rA, 1.0 / _pow2_near(size))
 
 
 def _scaled_problem(d: _QPData) -> tuple[_Scaling | None, _QPData]:
     """``(scaling, scaled data)``; ``(None, d)`` when no scaling is needed (or possible)."""
     sc = _equilibrate(d)
-    if sc.identity:
-        return None, d
+    if sc.spread <= _SCALE_SPREAD:
+        return None, d  # moderately scaled: solved as given
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         ds = sc.apply(d)
     finite = all(np.all(np.isfinite(a)) for a in (ds.q, ds.G, ds.h, ds.A, ds.b)) and (
@@ -303,41 +380,125 @@ def _scaled_problem(d: _QPData) -> tuple[_Scaling | None, _QPData]:
 # ---------------------------------------------------------------------------------------------
 # Feasible starting points
 # ---------------------------------------------------------------------------------------------
-def _feas_tol(d: _QPData, tol: float) -> float:
-    fin = np.concatenate([d.b, d.h, d.lb[np.isfinite(d.lb)], d.ub[np.isfinite(d.ub)]])
-    scale = 1.0 + (float(np.max(np.abs(fin))) if fin.size else 0.0)
-    return max(1e3 * tol, 1e-9) * scale
+@njit(cache=True)
+def _most_negative_bound(state, w_lb, w_ub, s, tol, first):  # pragma: no cover - compiled
+    """``(i, w_i / s_i)`` of the most negative relative bound multiplier below ``-tol`` of
+    the variables at a bound (the first such one when ``first``); ``(-1, 0)`` if none."""
+    best, arg = 0.0, -1
+    for i in range(state.shape[0]):
+        if state[i] == -1:
+            w = w_lb[i]
+        elif state[i] == 1:
+            w = w_ub[i]
+        else:
+            continue
+        r = w / s[i] if s[i] > 0.0 else 0.0
+        if r < -tol and (arg < 0 or r < best):
+            best, arg = r, i
+            if first:
+                break
+    return arg, best
 
 
-def _max_violation(d: _QPData, x: np.ndarray) -> float:
-    v = 0.0
-    if d.A.shape[0]:
-        v = max(v, float(np.max(np.abs(d.A @ x - d.b))))
-    if d.G.shape[0]:
-        v = max(v, float(np.max(d.G @ x - d.h)))
-    with np.errstate(invalid="ignore"):
-        v = max(v, float(np.max(d.lb - x)), float(np.max(x - d.ub)))
-    return v
+@njit(cache=True)
+def _bound_tolerances(lb, ub, tau):  # pragma: no cover - compiled
+    """``tau`` times the scale of each variable's bounds (see :class:`_Feasibility`)."""
+    n = lb.shape[0]
+    bs = np.zeros(n)
+    tot, cnt = np.zeros(n), 0
+    for i in range(n):
+        lo, hi = lb[i], ub[i]
+        if np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+            bs[i] = hi - lo
+        else:
+            m = 0.0
+            if np.isfinite(lo):
+                m = abs(lo)
+            if np.isfinite(hi) and abs(hi) > m:
+                m = abs(hi)
+            bs[i] = m
+        if bs[i] > 0.0:
+            tot[cnt] = bs[i]
+            cnt += 1
+    if cnt < n:
+        fill = np.median(tot[:cnt]) if cnt else 1.0
+        for i in range(n):
+            if bs[i] == 0.0:
+                bs[i] = fill
+    return tau * bs
 
 
-def _repair(d: _QPData, x: np.ndarray, ftol: float) -> np.ndarray | None:
+class _Feasibility:
+    """Feasibility tests, each constraint measured against its own scale.
+
+    A bound on ``x_i`` holds within ``tau`` times the width of the box (both bounds
+    finite) or the size of the bound (else; a bound at zero takes the median of the other
+    scales); a row of ``G x <= h`` or ``A x = b`` within ``tau`` times the size of its terms,
+    ``|G_j||x| + |h_j|`` (the relative residuals of :mod:`pathlib_core.kkt`). ``tau =
+    max(1e3 tol, 1e-9)``.
+    """
+
+    def __init__(self, d: _QPData, tol: float):
+        self.d = d
+        self.tau = max(1e3 * tol, 1e-9)
+        self.btol = _bound_tolerances(d.lb, d.ub, self.tau)  # per variable
+        self.absG = np.abs(d.G) if d.G.shape[0] else d.G
+        self.absA = np.abs(d.A) if d.A.shape[0] else d.A
+
+    def _rows(self, absM, M, rhs, x, equality: bool) -> np.ndarray:
+        r = M @ x - rhs
+        r = np.abs(r) if equality else np.maximum(r, 0.0)
+        scale = self.tau * (absM @ np.abs(x) + np.abs(rhs))
+        out = np.zeros_like(r)
+        nz = scale > 0
+        out[nz] = r[nz] / scale[nz]
+        out[~nz & (r > 0)] = np.inf
+        return out
+
+    def violation(self, x: np.ndarray) -> float:
+        """Largest violation in units of its tolerance (feasible when ``<= 1``)."""
+        d = self.d
+        with np.errstate(invalid="ignore"):
+            v = max(float(np.max((d.lb - x) / self.btol)), float(np.max((x - d.ub) / self.btol)),
+                    0.0)
+        if d.A.shape[0]:
+            v = max(v, float(np.max(self._rows(self.absA, d.A, d.b, x, True))))
+        if d.G.shape[0]:
+            v = max(v, float(np.max(self._rows(self.absG, d.G, d.h, x, False))))
+        return v
+
+    def feasible(self, x: np.ndarray) -> bool:
+        return self.violation(x) <= 1.0
+
+    def rows_feasible(self, x: np.ndarray) -> bool:
+        d = self.d
+        return not d.G.shape[0] or float(np.max(self._rows(self.absG, d.G, d.h, x,
+                                                            False))) <= 1.0
+
+    def tight_rows(self, x: np.ndarray) -> np.ndarray:
+        """Rows of ``G x <= h`` holding with equality within their tolerance."""
+        d = self.d
+        return d.h - d.G @ x <= self.tau * (self.absG @ np.abs(x) + np.abs(d.h))
+
+
+def _repair(d: _QPData, x: np.ndarray, feas: _Feasibility) -> np.ndarray | None:
     """Clip ``x`` to the bounds and fix ``A x = b`` by least-squares moves of interior entries."""
     x = np.clip(x, d.lb, d.ub)
     for _ in range(4):
-        if _max_violation(d, x) <= ftol:
+        if feas.feasible(x):
             return x
-        if d.G.shape[0] and np.max(d.G @ x - d.h) > ftol:
+        if not feas.rows_feasible(x):
             return None
         r = d.A @ x - d.b
         margin = np.minimum(x - d.lb, d.ub - x)
-        F = np.flatnonzero(margin > ftol)
+        F = np.flatnonzero(margin > feas.btol)
         if F.size == 0:
             return None
         dx, *_ = np.linalg.lstsq(d.A[:, F], -r, rcond=None)
         x = x.copy()
         x[F] += dx
         x = np.clip(x, d.lb, d.ub)
-    return x if _max_violation(d, x) <= ftol else None
+    return x if feas.feasible(x) else None
 
 
 def _bounds_list(lb: np.ndarray, ub: np.ndarray) -> list[tuple[float | None, float | None]]:
@@ -465,7 +626,7 @@ class _ActiveSetQP:
         self.n, self.mG = d.n, d.G.shape[0]
         self.P = np.zeros((self.n, self.n)) if d.P is None else d.P
         self.pscale = max(float(np.max(np.abs(self.P))), 0.0)
-        self.ftol = _feas_tol(d, tol)
+        self.feas = _Feasibility(d, tol)
         self.a_keep = self._independent_rows(d.A)
         self.n_iter = self.n_add = self.n_drop = self.n_zero_steps = 0
         self.bland = False
@@ -494,8 +655,10 @@ class _ActiveSetQP:
         if self.n > _PSD_CHECK_ALWAYS and self.work < 10.0 * self.n ** 3 / 3.0:
             return
         delta = 10.0 * self.n * _EPS * self.pscale
+        S = self.P.copy()
+        S.flat[:: self.n + 1] += delta
         try:
-            sla.cho_factor(self.P + delta * np.eye(self.n), check_finite=False)
+            np.linalg.cholesky(S)
             self.psd_confirmed = True
         except np.linalg.LinAlgError:
             self._confirm_psd()
@@ -553,10 +716,7 @@ class _ActiveSetQP:
     @staticmethod
     def _relative(w: np.ndarray, s: np.ndarray) -> np.ndarray:
         """``w / s`` with ``0 / 0 = 0`` (a multiplier made of no terms is exact)."""
-        out = np.zeros_like(w)
-        pos = s > 0.0
-        out[pos] = w[pos] / s[pos]
-        return out
+        return np.divide(w, s, out=np.zeros_like(w), where=s > 0.0)
 
     # -- working-set bookkeeping ------------------------------------------------------------
     @staticmethod
@@ -576,13 +736,13 @@ class _ActiveSetQP:
 
     def _init_working_set(self, x: np.ndarray, state: np.ndarray | None,
                           gw: np.ndarray | None) -> np.ndarray:
-        d, ftol = self.d, self.ftol
+        d, btol = self.d, self.feas.btol
         fixed = d.lb == d.ub
         if state is None:
             state = np.full(self.n, _FREE, dtype=np.int8)
             with np.errstate(invalid="ignore"):
-                state[x - d.lb <= ftol] = _LOWER
-                state[d.ub - x <= ftol] = _UPPER
+                state[x - d.lb <= btol] = _LOWER
+                state[d.ub - x <= btol] = _UPPER
         state = state.astype(np.int8).copy()
         state[(state == _LOWER) & ~np.isfinite(d.lb)] = _FREE
         state[(state == _UPPER) & ~np.isfinite(d.ub)] = _FREE
@@ -592,7 +752,7 @@ class _ActiveSetQP:
         x[state == _LOWER] = d.lb[state == _LOWER]
         x[state == _UPPER] = d.ub[state == _UPPER]
         x[state == _FIXED] = d.lb[state == _FIXED]
-        tight = (d.h - d.G @ x <= ftol) if self.mG else np.zeros(0, dtype=bool)
+        tight = self.feas.tight_rows(x) if self.mG else np.zeros(0, dtype=bool)
         gw = tight if gw is None else (gw & tight)  # a warm row must still be active
         cand_g = np.flatnonzero(gw)
         self.state, self.gw = state, np.zeros(self.mG, dtype=bool)
@@ -737,23 +897,18 @@ class _ActiveSetQP:
         stationarity rows it enters (the relative dual residual of :mod:`pathlib_core.kkt`);
         the most negative relative multiplier is dropped (Bland: the first one).
         """
-        st = self.state
         s = self._stat_scale(nu, z)
-        cand_val = np.concatenate([np.where(st == _LOWER, self._relative(w_lb, s), np.inf),
-                                   np.where(st == _UPPER, self._relative(w_ub, s), np.inf)])
-        cand_val = np.minimum(cand_val[: self.n], cand_val[self.n:])
-        if self.mG:
+        k, val = _most_negative_bound(self.state, w_lb, w_ub, s, self.tol, self.bland)
+        if self.mG and not (self.bland and k >= 0):
             share = np.max(np.abs(self.d.G) * self._relative(np.ones(self.n), s)[None, :],
                            axis=1)
             zs = np.where(self.gw, z * share, np.inf)
-        else:
-            zs = np.zeros(0)
-        vals = np.concatenate([cand_val, zs])
-        neg = np.flatnonzero(vals < -self.tol)
-        if neg.size == 0:
-            return None
-        k = int(neg[0]) if self.bland else int(neg[np.argmin(vals[neg])])
-        return ("bound", k) if k < self.n else ("G", k - self.n)
+            neg = np.flatnonzero(zs < -self.tol)
+            if neg.size:
+                j = int(neg[0]) if self.bland else int(neg[np.argmin(zs[neg])])
+                if k < 0 or zs[j] < val:
+                    return ("G", j)
+        return None if k < 0 else ("bound", k)
 
     # -- step -----------------------------------------------------------------------------
     def _step_length(self, x: np.ndarray, p: np.ndarray, alpha_max: float):
@@ -830,7 +985,7 @@ class _ActiveSetQP:
             lo, hi = free & (xn < d.lb), free & (xn > d.ub)
             release = (((self.state == _LOWER) & (self._relative(w_lb, s) < -self.tol))
                        | ((self.state == _UPPER) & (self._relative(w_ub, s) < -self.tol)))
-            if not (lo.any() or hi.any()) and _max_violation(d, xn) <= self.ftol:
+            if not (lo.any() or hi.any()) and self.feas.feasible(xn):
                 best = (xn, self.state.copy())
             if not (lo.any() or hi.any() or release.any()):
                 break
@@ -1092,7 +1247,7 @@ def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
         x_w = sc.x_to_scaled(x_w)
     solver = _ActiveSetQP(ds, tol, iters)
     info: dict = {}
-    x0, info["start"] = _starting_point(ds, x_w, state, solver.ftol)
+    x0, info["start"] = _starting_point(ds, x_w, state, solver.feas)
     if x0 is None:
         status = "infeasible" if info["start"] == "infeasible" else "error"
         if status == "error":
@@ -1145,13 +1300,13 @@ def _lp_vertex(d: _QPData) -> tuple[np.ndarray | None, str]:
     return np.asarray(res.x, dtype=float), "lp-simplex"
 
 
-def _starting_point(d: _QPData, x_w, state, ftol: float):
+def _starting_point(d: _QPData, x_w, state, feas: _Feasibility):
     if state is None and _is_lp(d):
         # an LP without a warm working set: start at the simplex solution, whose working
         # set (the variables at a bound) is then only verified by the active-set method
         x, msg = _lp_vertex(d)
         if x is not None:
-            x_r = x if _max_violation(d, x) <= ftol else _repair(d, x, ftol)
+            x_r = x if feas.feasible(x) else _repair(d, x, feas)
             if x_r is not None:
                 return x_r, msg
         elif msg == "infeasible":
@@ -1162,15 +1317,15 @@ def _starting_point(d: _QPData, x_w, state, ftol: float):
             lo = (state == _LOWER) & np.isfinite(d.lb)
             hi = (state == _UPPER) & np.isfinite(d.ub)
             x_w[lo], x_w[hi] = d.lb[lo], d.ub[hi]
-        if _max_violation(d, x_w) <= ftol:
+        if feas.feasible(x_w):
             return x_w, "warm"
-        x = _repair(d, x_w, ftol)
+        x = _repair(d, x_w, feas)
         if x is not None:
             return x, "warm-repaired"
         x, msg = _phase1(d, x_w)
         return x, ("phase1-from-warm" if x is not None else msg)
     x_ref = np.clip(np.zeros(d.n), d.lb, d.ub)
-    if _max_violation(d, x_ref) <= ftol:
+    if feas.feasible(x_ref):
         return x_ref, "zero"
     x, msg = _phase1(d, x_ref)
     return x, ("phase1" if x is not None else msg)
