@@ -226,9 +226,10 @@ def _trace_part(prob, y, C_from, C_to, x0, state0, *, until_last, solver, refact
 def _upward_events(events) -> list[Event]:
     """Events of an upward trace described as ``C`` decreases (the path's convention)."""
     out = []
+    free = ("free", _SET_NAMES["free"])
     for e in events:
         fr, to = e.info["to"], e.info["from"]
-        kind = "enter" if to == "free" else "leave" if fr == "free" else "switch"
+        kind = "enter" if to in free else "leave" if fr in free else "switch"
         out.append(Event(e.param, kind, e.indices, {"from": fr, "to": to}))
     return out
 
@@ -387,6 +388,11 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
 
     recs = [SVMSolution(p.x / s if s != 1.0 else p.x, float(p.nu[0]), st == FREE, st == UPPER,
                         st == LOWER) for p, st in zip(points, states, strict=True)]
+    if info["hard_margin"] and len(recs) > 1 and np.array_equal(states[-2], states[-1]):
+        # the left set is empty above the last event: the solution does not depend on C there
+        # (the hard-margin SVM); both ends of the last segment carry the end point's exact
+        # solve, so the segment is constant bit for bit
+        recs[-2] = recs[-1]
     evs = [e if s == 1.0 and e.info["from"] not in _SET_NAMES and e.info["to"] not in _SET_NAMES
            else Event(e.param / s, e.kind, e.indices,
                       {"from": _SET_NAMES.get(e.info["from"], e.info["from"]),
