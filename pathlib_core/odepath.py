@@ -55,6 +55,11 @@ import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK45, OdeSolution, Radau
 from scipy.optimize import brentq
 
+try:  # scipy's initial-step heuristic, evaluated in the parameter's own unit (param_floor=0)
+    from scipy.integrate._ivp.common import select_initial_step as _select_initial_step
+except ImportError:  # pragma: no cover - a scipy without it: the solver's own choice
+    _select_initial_step = None
+
 from ._validation import as_vector, check_choice, finite_scalar, positive_scalar
 from .path import Event, FunctionSegment, Path
 
@@ -102,7 +107,8 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
                 drift_check: str = "step", tie_tol: float = 1e-9, start_tol: float = 1e-8,
                 max_events: int = 10_000, max_events_per_point: int | None = None,
                 restart_kinds: Sequence[str] = ("jump", "restart"), param_name: str = "t",
-                copy_state: bool = False, record_residual: Callable | None = None) -> Path:
+                copy_state: bool = False, record_residual: Callable | None = None,
+                param_floor: float = 1.0) -> Path:
     """Follow a piecewise-smooth solution path ``z(t)`` from ``t_span[0]`` to ``t_span[1]``.
 
     On each piece the state ``s`` is fixed and ``z`` solves the initial value problem
@@ -157,8 +163,9 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
         output is bounded only by the interpolant's accuracy (about 10 x ``drift_tol`` was
         seen with ``rtol = atol = 1e-3``).
     tie_tol : float
-        Components whose zero crossing is predicted within ``tie_tol * max(1, |t|)`` of the
-        located event (first order, from the event function's slope) fire together with it.
+        Components whose zero crossing is predicted within ``tie_tol * max(param_floor,
+        |t|)`` of the located event (first order, from the event function's slope) fire
+        together with it.
     start_tol : float
         A piece may start with ``g_k`` slightly negative (down to ``-start_tol``): those
         components are shifted to start at zero. Below ``-start_tol`` the state is violated
@@ -177,6 +184,13 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
     record_residual : callable, optional
         ``record_residual(t, record) -> float`` for the path. By default the path reports the
         residuals computed while tracing at every piece end.
+    param_floor : float >= 0, default 1.0
+        The parameter's unit for the windows that are relative to it (the tie window, the
+        shortest piece, ``64 eps max(param_floor, |t|)``, the first step after a reassigned
+        component): ``max(param_floor, |t|)``. The default treats ``|t| < 1`` in absolute
+        terms; ``0`` makes every window relative to ``|t|`` (for a parameter bounded away
+        from zero whose scale is arbitrary, such as an age: then a path traced on ``2^k t``
+        is the same path).
 
     Returns
     -------
@@ -221,7 +235,11 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
         max_events_per_point=(None if max_events_per_point is None
                               else _positive_int(max_events_per_point, "max_events_per_point")),
         method=method, drift_check=drift_check, restart_kinds=frozenset(restart_kinds),
-        copy_state=bool(copy_state))
+        copy_state=bool(copy_state),
+        param_floor=positive_scalar(param_floor, "param_floor", allow_zero=True))
+    if opts.param_floor == 0.0 and min(t0, t1) <= 0.0 <= max(t0, t1):
+        raise ValueError("param_floor=0 needs a parameter range that excludes 0; got "
+                         f"t_span=({t0}, {t1})")
     tracer = _Tracer(rhs=rhs, events=events, update=update, residual=residual, correct=correct,
                      record=record or _copy_record, jac=jac, opts=opts)
     segments, evs, residual_table = tracer.run(z0, t0, t1, state)
@@ -246,6 +264,7 @@ class _Options:
     drift_check: str
     restart_kinds: frozenset
     copy_state: bool
+    param_floor: float = 1.0
 
 
 def _copy_record(t, z, state):
@@ -275,9 +294,9 @@ def _positive_int(x, name: str) -> int:
     return int(x)
 
 
-def _min_length(t: float) -> float:
-    """Pieces shorter than this (relative to |t|) are treated as zero-length."""
-    return 64.0 * _EPS * max(1.0, abs(t))
+def _min_length(t: float, floor: float = 1.0) -> float:
+    """Pieces shorter than this (relative to max(floor, |t|)) are treated as zero-length."""
+    return 64.0 * _EPS * max(floor, abs(t))
 
 
 class _ResidualTable:
@@ -399,7 +418,7 @@ class _Tracer:
             # a component starting exactly at zero (just reassigned) would be reported at
             # the piece start if it dips below zero again inside the first step (the root
             # finder returns the bracket's end): start with a small step in that case
-            first = (min(1e-8 * max(1.0, abs(t)), 0.5 * abs(t1 - t))
+            first = (min(1e-8 * max(self.opts.param_floor, abs(t)), 0.5 * abs(t1 - t))
                      if np.any(g0 + shift <= 0.0) else None)
             sol, status = self._integrate(t, t1, z, state, bank, g0.size, first_step=first)
             t_end = float(sol.t[-1])
@@ -410,10 +429,10 @@ class _Tracer:
                 z_end = np.asarray(sol.sol(t_end), dtype=float)
                 status = 1
                 self.n_missed_crossings += 1
-            at_end = status == 0 or abs(t1 - t_end) <= _min_length(t1)
+            at_end = status == 0 or abs(t1 - t_end) <= _min_length(t1, self.opts.param_floor)
             if at_end:
                 t_end = t1
-            if abs(t_end - t) > _min_length(t) or (at_end and t_end != t):
+            if abs(t_end - t) > _min_length(t, self.opts.param_floor) or (at_end and t_end != t):
                 segments.append(self._segment(t, z, t_end, z_end, state, sol.sol, table))
                 self.n_pieces += 1
             elif not at_end:
@@ -463,6 +482,8 @@ class _Tracer:
         def component(k, tt, y):
             return bank.values(tt, y)[k] if k < m else drift_tol - self.residual(tt, y, state)
 
+        if first_step is None and self.opts.param_floor == 0.0:
+            first_step = self._initial_step(t, t1, z, state)
         kwargs = {} if first_step is None else {"first_step": first_step}
         if self.jac_fn is not None and self.opts.method in ("Radau", "BDF", "LSODA"):
             def jac(tt, y):
@@ -495,7 +516,8 @@ class _Tracer:
                 if active.size:
                     roots = np.array([
                         brentq(lambda tt, k=k, dense=dense: component(k, tt, dense(tt)),
-                               t_old, t_new, xtol=4 * _EPS, rtol=4 * _EPS) for k in active])
+                               self._bracket_start(k, g[k], t_old, t_new, dense, component),
+                               t_new, xtol=4 * _EPS, rtol=4 * _EPS) for k in active])
                     first = int(np.argsort(roots if t_new > t_old else -roots)[0])
                     t_events[int(active[first])].append(float(roots[first]))
                     status = 1
@@ -512,6 +534,52 @@ class _Tracer:
         self.n_steps += max(0, len(sol.t) - 1)
         self.n_lu += sol.nlu
         return sol, status
+
+    @staticmethod
+    def _bracket_start(k, g_old, t_old, t_new, dense, component) -> float:
+        """Left end of the bracket of component ``k``'s crossing in ``[t_old, t_new]``.
+
+        A component that is exactly 0 at ``t_old`` (just reassigned, or shifted to start at
+        0) and negative at ``t_new`` may rise and come back down within the step (a piece
+        shorter than the step); the bracket then starts at the first of a few points
+        (geometrically spaced from ``t_old``) where the dense output makes it positive, so
+        that the crossing found is its return to 0, not ``t_old``. Without such a point it
+        decreases at once and ``t_old`` is the crossing.
+        """
+        if g_old != 0.0:
+            return t_old
+        for frac in (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.6, 0.9):
+            tau = t_old + frac * (t_new - t_old)
+            if tau != t_old and component(k, tau, dense(tau)) > 0.0:
+                return tau
+        return t_old
+
+    def _initial_step(self, t, t1, z, state) -> float | None:
+        """scipy's initial step (Hairer, Norsett and Wanner, Sec. II.4) in the parameter's
+        own unit ``|t|`` (``param_floor=0``).
+
+        The heuristic's step ``(0.01 / max(d1, d2)) ** (1 / (order + 1))`` assumes a
+        parameter of unit size: for a parameter measured in other units (an age divided
+        by 4096) it proposes a step far too large relative to the path's scale, which the
+        integrator then rejects several times per piece. Evaluated on the parameter
+        ``s = (t' - t) / |t|`` it is the same step whatever the unit.
+        """
+        method = _SOLVERS[self.opts.method]
+        order = getattr(method, "error_estimator_order", None)
+        if order is None or _select_initial_step is None or z.size == 0:
+            return None
+        unit = abs(t)
+        direction = 1.0 if t1 > t else -1.0
+        f0 = unit * self.rhs(t, z, state)
+
+        def fun(s, y):
+            return unit * self.rhs(t + unit * s, y, state)
+
+        h = _select_initial_step(fun, 0.0, np.asarray(z, dtype=float), (t1 - t) / unit,
+                                 self.opts.max_step / unit, f0, direction, order,
+                                 self.opts.rtol, self.opts.atol)
+        h = float(h) * unit
+        return h if math.isfinite(h) and 0.0 < h <= abs(t1 - t) else None
 
     def _missed_crossing(self, sol, bank: _EventBank):
         """The earliest zero crossing of an event component that the step-end check missed.
@@ -565,7 +633,7 @@ class _Tracer:
         candidates = ~fired
         if np.any(candidates) and self.opts.tie_tol > 0:
             # slope of g along the tracing direction by one explicit Euler probe
-            delta = math.sqrt(_EPS) * max(1.0, abs(t))
+            delta = math.sqrt(_EPS) * max(self.opts.param_floor, abs(t))
             try:
                 z_probe = z + self.direction * delta * self.rhs(t, z, state)
                 g_probe = self.event_values(t + self.direction * delta, z_probe,
@@ -574,7 +642,7 @@ class _Tracer:
                 g_probe = None
             if g_probe is not None and g_probe.shape == g.shape:
                 slope = (g_probe - g) / delta
-                window = self.opts.tie_tol * max(1.0, abs(t))
+                window = self.opts.tie_tol * max(self.opts.param_floor, abs(t))
                 fired |= candidates & (slope < 0) & (g <= -slope * window)
         return np.flatnonzero(fired)
 

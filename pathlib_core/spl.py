@@ -61,6 +61,8 @@ from scipy.linalg.lapack import dgesv as _gesv
 
 from ._validation import as_matrix, as_vector, check_choice, positive_int, positive_scalar
 from .odepath import Update, follow_path
+from .path import Event, FunctionSegment, Path
+from .threads import single_blas_thread
 
 __all__ = [
     "REGULARIZERS", "MODELS", "sp_weights", "sp_regularizer", "sp_weights_derivatives",
@@ -272,22 +274,82 @@ def _sp_weights_derivatives(loss, age, part, regularizer, gamma):
     return v, dl, dlam
 
 
+def _sp_slope(loss, age, regularizer, gamma) -> np.ndarray:
+    """``|d v*(l, lambda) / d l|`` at the losses (0 where ``v*`` is flat or a step)."""
+    out = np.zeros_like(loss)
+    if regularizer == "linear":
+        out[loss < age] = 1.0 / age
+    elif regularizer == "mixture":
+        s = np.sqrt(loss)
+        m = (s > age * gamma / (age + gamma)) & (s < age)
+        out[m] = 0.5 * gamma / (loss[m] * s[m])
+    elif regularizer == "log":
+        zeta = 1.0 - age
+        m = loss < age
+        out[m] = 1.0 / ((loss[m] + zeta) * abs(math.log(zeta)))
+    return out
+
+
+def _logistic_parts(m):
+    """``log(1 + e^m)``, ``sigma(m)`` and ``1 - sigma(m) = sigma(-m)`` from one exponential,
+    each to full relative accuracy in its tail (``0.5 (1 + tanh(m / 2))`` loses every digit
+    of a small ``sigma``)."""
+    e = np.exp(-np.abs(m))
+    inv = 1.0 / (1.0 + e)
+    pos = m >= 0
+    return np.maximum(m, 0.0) + np.log1p(e), np.where(pos, inv, e * inv), np.where(
+        pos, e * inv, inv)
+
+
+def _pow2(x) -> np.ndarray:
+    """The power of two nearest (in ratio) to each positive entry of ``x``; 1 for zeros.
+
+    Exact: ``x * 2**k`` gives ``2**k`` times the result (the mantissa decides), so data that
+    differ by a power of two are scaled to bit-identical internal problems.
+    """
+    m, e = np.frexp(np.asarray(x, dtype=float))
+    e = np.where(m * m < 0.5, e - 1, e)
+    return np.where(np.asarray(x) > 0, np.ldexp(1.0, e), 1.0)
+
+
+def _rms_columns(X) -> np.ndarray:
+    """Root mean square of each column, without overflow or underflow."""
+    big = np.max(np.abs(X), axis=0)
+    safe = np.where(big > 0, big, 1.0)
+    return big * np.sqrt(np.mean((X / safe) ** 2, axis=0))
+
+
 # -- models ------------------------------------------------------------------------------------
 
 class _Model:
-    """Loss ``l_i = phi_i(u_i)`` of the linear score ``u = Z theta`` plus a regularizer."""
+    """Loss ``l_i = phi_i(u_i)`` of the linear score ``u = Z theta`` plus a regularizer.
 
-    def __init__(self, name, X, y, *, alpha=None, C=None):
+    ``weights`` (one per feature, default 1) weight the penalty: ``sum_j alpha_j |w_j|`` with
+    ``alpha_j = alpha weights_j`` for the Lasso, ``sum_j weights_j w_j^2 / 2`` for logistic
+    regression. The engines solve the user's problem in power-of-two rescaled variables,
+    where these weights carry the column scales (:func:`_scaled_problem`).
+    """
+
+    def __init__(self, name, X, y, *, alpha=None, C=None, weights=None):
         self.name, self.X, self.y = name, X, y
         self.n, self.d = X.shape
+        omega = np.ones(self.d) if weights is None else np.asarray(weights, dtype=float)
+        self.alpha_value = alpha
         if name == "lasso":
             self.Z = X
-            self.alpha = alpha
+            self.alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (self.d,)) * omega
             self.pen = np.zeros(self.d)
+            self.absy = np.abs(y)
+            rms_x = _rms_columns(X)
+            rms_y = _rms_columns(np.reshape(y, (-1, 1)))[0] if y.size else 0.0
+            self.coef_unit = np.divide(rms_y, rms_x, out=np.zeros(self.d), where=rms_x > 0)
         else:
             self.Z = np.hstack([X, np.ones((self.n, 1))])
             self.C = C
-            self.pen = np.r_[np.ones(self.d), 0.0]  # ||w||^2 / 2, intercept free
+            self.alpha = None
+            self.pen = np.r_[omega, 0.0]  # sum_j omega_j w_j^2 / 2, intercept free
+            self.absy = None
+        self.absZ = np.abs(self.Z)
         self.p = self.Z.shape[1]
 
     def phi(self, u):
@@ -296,16 +358,18 @@ class _Model:
             r = u - self.y
             return r ** 2 / (2 * self.n), r / self.n, np.full(self.n, 1.0 / self.n)
         m = -self.y * u
-        loss = self.C * np.logaddexp(0.0, m)
-        sig = 0.5 * (1.0 + np.tanh(0.5 * m))  # sigma(m), stable
-        return loss, -self.C * self.y * sig, self.C * sig * (1.0 - sig)
+        softplus, sig, sig_c = _logistic_parts(m)
+        loss = self.C * softplus
+        # sigma(m) and 1 - sigma(m) = sigma(-m), each to full relative accuracy in its tail
+        # (0.5 (1 + tanh(m / 2)) loses all digits of a small sigma)
+        return loss, -self.C * self.y * sig, self.C * sig * sig_c
 
     def losses(self, theta):
         return self.phi(self.Z @ theta)[0]
 
     def objective(self, theta, v):
-        reg = (self.alpha * np.abs(theta).sum() if self.name == "lasso"
-               else 0.5 * np.sum(self.pen * theta ** 2))
+        reg = (float(self.alpha @ np.abs(theta)) if self.name == "lasso"
+               else 0.5 * float(self.pen @ theta ** 2))
         return reg + float(v @ self.losses(theta))
 
     def gradient(self, theta, v):
@@ -313,22 +377,62 @@ class _Model:
         _, d1, _ = self.phi(self.Z @ theta)
         return self.Z.T @ (v * d1) + self.pen * theta
 
-    def stationarity(self, theta, v) -> float:
-        """Largest violation of ``0 in grad + dR``, relative to the gradient's scale."""
-        _, d1, _ = self.phi(self.Z @ theta)
-        g = self.Z.T @ (v * d1) + self.pen * theta
-        scale = 1.0 + float(np.max(np.abs(self.Z).T @ np.abs(v * d1)))
+    def score_size(self, theta) -> np.ndarray:
+        """Size of the terms of each sample's residual score: ``|Z| |theta|`` (plus ``|y|``
+        for the Lasso, whose loss is of ``u - y``)."""
+        out = self.absZ @ np.abs(theta)
+        return out + self.absy if self.name == "lasso" else out
+
+    def conditions(self, theta, v, vl=None):
+        """Stationarity conditions of the weighted problem and the size of their terms.
+
+        Returns ``(g, scale)``: ``g = Z'(v phi') + pen theta`` (the gradient of the smooth
+        part) and, per coordinate ``j``, ``scale_j = sum_i |Z_ij| (v_i |phi'_i| + W_i s_i)
+        + pen_j |theta_j| (+ alpha_j)`` with ``W_i = v_i phi''_i + |dv_i/dl| phi'_i^2`` (the
+        weight of sample ``i`` in the Jacobian of ``g``; ``vl`` holds ``|dv/dl|``, 0 when
+        not given) and ``s_i`` the size of the score's terms (:meth:`score_size`): the
+        rounding error of ``g_j`` is bounded by a small multiple of ``eps scale_j``
+        (componentwise, as in Oettli and Prager's backward error).
+        """
+        _, d1, d2 = self.phi(self.Z @ theta)
+        vd1 = v * d1
+        W = v * d2 if vl is None else v * d2 + vl * d1 * d1
+        g = self.Z.T @ vd1 + self.pen * theta
+        scale = self.absZ.T @ (np.abs(vd1) + W * self.score_size(theta)) + self.pen * np.abs(
+            theta)
         if self.name == "lasso":
-            # coefficients at rounding level (a breakpoint where w_j reaches 0) count as 0
-            # when the zero subgradient condition holds for them
-            r_zero = np.maximum(0.0, np.abs(g) - self.alpha)
-            r_nz = np.abs(g + self.alpha * np.sign(theta))
-            tiny = np.abs(theta) <= 1e-10 * max(1.0, float(np.max(np.abs(theta))))
-            r = np.where(theta == 0, r_zero, np.where(tiny, np.minimum(r_nz, r_zero), r_nz))
-            scale = max(scale, self.alpha)
+            scale = scale + self.alpha
+        return g, scale, W
+
+    def violations(self, theta, v, vl=None) -> np.ndarray:
+        """Per-coordinate violation of ``0 in grad + dR``, each divided by its own scale."""
+        g, scale, W = self.conditions(theta, v, vl)
+        if self.name == "lasso":
+            a = self.alpha
+            r_zero = np.maximum(0.0, np.abs(g) - a)
+            r_nz = np.abs(g + a * np.sign(theta))
+            r = np.where(theta == 0, r_zero, r_nz)
+            # a coefficient at rounding level (the left end of a piece where it reaches 0)
+            # may meet the zero condition instead: below 1e-12 of its own unit, the
+            # coefficient ||y|| / ||X_j|| that explains y with feature j alone
+            tiny = (theta != 0) & (np.abs(theta) <= 1e-12 * self.coef_unit)
+            r[tiny] = np.minimum(r_zero[tiny], r_nz[tiny])
         else:
             r = np.abs(g)
-        return float(np.max(r)) / scale
+        return np.divide(r, scale, out=np.zeros_like(r), where=scale > 0)
+
+    def stationarity(self, theta, v, vl=None) -> float:
+        """Largest violation of ``0 in grad + dR``, each coordinate relative to its own
+        scale (:meth:`conditions`); ``vl = |dv/dl|`` adds the weights' rounding."""
+        r = self.violations(theta, v, vl)
+        return float(np.max(r)) if r.size else 0.0
+
+    def certificate(self, theta, age, regularizer, gamma) -> float:
+        """The partial-optimum residual at ``age``: :meth:`stationarity` with
+        ``v = v*(l(theta), age)`` and its slope."""
+        loss = self.losses(theta)
+        v = sp_weights(loss, age, regularizer=regularizer, gamma=gamma)
+        return self.stationarity(theta, v, _sp_slope(loss, age, regularizer, gamma))
 
     def weighted_fit(self, v, theta0=None, *, tol=1e-13, max_iter=200):
         """Minimize the weighted problem ``R(theta) + sum v_i l_i(theta)`` to tight accuracy."""
@@ -338,12 +442,14 @@ class _Model:
 
 
 def _weighted_lasso(X, y, v, alpha, w0=None, *, tol=1e-13, max_iter=10_000):
-    """Weighted Lasso ``sum v_i (x_i'w - y_i)^2 / (2n) + alpha ||w||_1`` by exact active set.
+    """Weighted Lasso ``sum v_i (x_i'w - y_i)^2 / (2n) + sum_j alpha_j |w_j|`` by exact active
+    set.
 
     Coordinate descent to locate the active set, then the exact solution on it (sign-
     consistent), verified by the optimality conditions; repeated if a check fails.
     """
     n, d = X.shape
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (d,))
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
     G = (X.T * v) @ X / n
     c = X.T @ (v * y) / n
@@ -355,13 +461,13 @@ def _weighted_lasso(X, y, v, alpha, w0=None, *, tol=1e-13, max_iter=10_000):
                 w[j] = 0.0
                 continue
             rho = c[j] - G[j] @ w + diag[j] * w[j]
-            w[j] = np.sign(rho) * max(abs(rho) - alpha, 0.0) / diag[j]
+            w[j] = np.sign(rho) * max(abs(rho) - alpha[j], 0.0) / diag[j]
         # exact polish on the current active set
         A = np.flatnonzero(w)
         if A.size:
             s = np.sign(w[A])
             try:
-                wA = np.linalg.solve(G[np.ix_(A, A)], c[A] - alpha * s)
+                wA = np.linalg.solve(G[np.ix_(A, A)], c[A] - alpha[A] * s)
             except np.linalg.LinAlgError:
                 wA = None
             if wA is not None and np.all(np.sign(wA) == s):
@@ -369,7 +475,7 @@ def _weighted_lasso(X, y, v, alpha, w0=None, *, tol=1e-13, max_iter=10_000):
                 cand[A] = wA
                 grad = G @ cand - c
                 inact = np.setdiff1d(np.arange(d), A)
-                if np.all(np.abs(grad[inact]) <= alpha * (1 + 1e-12)):
+                if np.all(np.abs(grad[inact]) <= alpha[inact] * (1 + 1e-12)):
                     return cand
         elif np.all(np.abs(c) <= alpha):
             return np.zeros(d)
@@ -379,7 +485,8 @@ def _weighted_lasso(X, y, v, alpha, w0=None, *, tol=1e-13, max_iter=10_000):
 
 
 def _weighted_logistic(model, v, theta0=None, *, tol=1e-13, max_iter=200):
-    """Damped Newton on ``C sum v_i log(1 + exp(-y_i u_i)) + ||w||^2 / 2``."""
+    """Damped Newton on ``C sum v_i log(1 + exp(-y_i u_i)) + sum_j pen_j w_j^2 / 2``,
+    stopped when every coordinate of the gradient is below ``tol`` of its own terms."""
     theta = np.zeros(model.p) if theta0 is None else np.array(theta0, dtype=float)
     if not np.any(v > 0):
         theta[:-1] = 0.0
@@ -388,12 +495,29 @@ def _weighted_logistic(model, v, theta0=None, *, tol=1e-13, max_iter=200):
         raise RuntimeError("the weighted logistic problem has no minimizer: every sample "
                            "with v > 0 has the same label (the intercept runs to infinity)")
     f = model.objective(theta, v)
+    Z, absZ, pen = model.Z, model.absZ, model.pen
     for _ in range(max_iter):
-        _, d1, d2 = model.phi(model.Z @ theta)
-        g = model.Z.T @ (v * d1) + model.pen * theta
-        H = (model.Z.T * (v * d2)) @ model.Z + np.diag(model.pen)
-        H[-1, -1] += 1e-14 * max(1.0, H[-1, -1])
-        step = np.linalg.lstsq(H, g, rcond=None)[0]
+        u = Z @ theta
+        _, d1, d2 = model.phi(u)
+        vd1, W = v * d1, v * d2
+        g = Z.T @ vd1 + pen * theta
+        # every coordinate against the size of its terms (as _Model.conditions)
+        scale = absZ.T @ (np.abs(vd1) + W * (absZ @ np.abs(theta))) + pen * np.abs(theta)
+        if np.all(np.abs(g) <= tol * scale):
+            break
+        H = (Z.T * W) @ Z
+        H[np.diag_indices_from(H)] += pen
+        H[-1, -1] += 1e-14 * H[-1, -1]
+        # the Newton step on the symmetrically (Jacobi) scaled Hessian, which is positive
+        # definite (ridge on w, sum v d2 > 0 on b): nearly separable weighted data make it
+        # ill-conditioned along the separating direction, where a truncated least-squares
+        # step would stall (least squares only if the solve fails)
+        dsc = np.sqrt(np.maximum(np.diag(H), np.finfo(float).tiny))
+        Hs = H / dsc[:, None] / dsc[None, :]
+        try:
+            step = np.linalg.solve(Hs, g / dsc) / dsc
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(Hs, g / dsc, rcond=None)[0] / dsc
         t = 1.0
         while True:
             cand = theta - t * step
@@ -403,9 +527,7 @@ def _weighted_logistic(model, v, theta0=None, *, tol=1e-13, max_iter=200):
                 break
             t *= 0.5
         theta, f = cand, fc
-        if np.max(np.abs(g)) <= tol * (1.0 + np.max(np.abs(model.Z).T @ np.abs(v * d1))):
-            break
-        if np.max(np.abs(t * step)) <= 1e-15 * max(1.0, np.max(np.abs(theta))):
+        if np.all(np.abs(t * step) <= 1e-15 * np.abs(theta)):
             break
     return theta
 
@@ -478,13 +600,64 @@ def _acs_core(m, age, regularizer, gamma, theta, *, max_iter, tol):
     v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
     for k in range(1, max_iter + 1):
         theta = m.weighted_fit(v, theta)
-        v = sp_weights(m.losses(theta), age, regularizer=regularizer, gamma=gamma)
+        loss = m.losses(theta)
+        v = sp_weights(loss, age, regularizer=regularizer, gamma=gamma)
         # converged: w is stationary for the weighted problem with ITS OWN weights v*(l(w))
-        if m.stationarity(theta, v) <= tol:
+        if m.stationarity(theta, v, _sp_slope(loss, age, regularizer, gamma)) <= tol:
             return theta, v, k, True
     return theta, v, max_iter, False
 
 
+@dataclass
+class _Scaled:
+    """The user's problem in power-of-two rescaled variables (exact in floating point).
+
+    Every column of ``X`` is divided by the power of two nearest to its root mean square,
+    ``d_j``; for the Lasso ``y`` is divided by ``s_y`` likewise. With ``w_j = c_j u_j``
+    (``c_j = s_y / d_j`` for the Lasso, ``1 / d_j`` for logistic regression) the objective
+    (2) becomes the same objective in ``u`` with per-feature penalty weights (Lasso:
+    ``alpha_j = alpha / (s_y d_j)``; logistic: the ridge ``sum_j u_j^2 / (2 d_j^2)``) and,
+    for the Lasso, losses divided by ``s_y^2``: the age (and the mixture's ``gamma``) is
+    divided by ``age_factor`` (``s_y^2`` for the linear and hard regularizers, ``s_y`` for
+    the mixture, whose thresholds are on the scale of ``sqrt(l)``; LOG's ``zeta = 1 - age``
+    does not scale, so ``s_y = 1`` there). It is the user's problem, not an
+    approximation; results are mapped back exactly.
+    """
+
+    user: _Model
+    model: _Model
+    coef_factor: np.ndarray
+    age_factor: float
+    gamma: float | None
+
+    def to_user(self, theta):
+        out = np.array(theta, dtype=float, copy=True)
+        out[:self.user.d] *= self.coef_factor
+        return out
+
+    def from_user(self, theta):
+        out = np.array(theta, dtype=float, copy=True)
+        out[:self.user.d] /= self.coef_factor
+        return out
+
+
+def _scaled_problem(m: _Model, regularizer: str, gamma) -> _Scaled:
+    """The rescaled problem of :class:`_Scaled` for the user's model ``m``."""
+    d = _pow2(_rms_columns(m.X))
+    Z = m.X / d
+    if m.name == "lasso":
+        sy = 1.0
+        if regularizer != "log" and np.any(m.y != 0):
+            big = float(np.max(np.abs(m.y)))
+            sy = float(_pow2(big * math.sqrt(float(np.mean((m.y / big) ** 2)))))
+        model = _Model("lasso", Z, m.y / sy, alpha=m.alpha_value / sy, weights=1.0 / d)
+        factor = {"log": 1.0, "mixture": sy}.get(regularizer, sy * sy)
+        return _Scaled(m, model, sy / d, factor, None if gamma is None else gamma / factor)
+    model = _Model("logistic", Z, m.y, C=m.C, weights=1.0 / (d * d))
+    return _Scaled(m, model, 1.0 / d, 1.0, gamma)
+
+
+@single_blas_thread
 def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, gamma=None,
         warm_start=None, max_iter: int = 500, tol: float = 1e-11) -> ACSResult:
     r"""Alternate convex search (Algorithm 1) for the SPL objective (2) at one age.
@@ -522,15 +695,19 @@ def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, gamma=No
     age = positive_scalar(age, "age")
     _check_reg(regularizer, gamma, age)
     max_iter, tol = _check_acs_controls(max_iter, tol)
+    sc = _scaled_problem(m, regularizer, gamma)
     if warm_start is None:
-        theta = m.weighted_fit(np.ones(m.n))
+        theta = sc.model.weighted_fit(np.ones(m.n))
     else:
-        theta = as_vector(warm_start, "warm_start", length=m.p)
-    theta, v, k, ok = _acs_core(m, age, regularizer, gamma, theta, max_iter=max_iter, tol=tol)
+        theta = sc.from_user(as_vector(warm_start, "warm_start", length=m.p))
+    theta, v, k, ok = _acs_core(sc.model, age / sc.age_factor, regularizer, sc.gamma, theta,
+                                max_iter=max_iter, tol=tol)
+    theta = sc.to_user(theta)
     coef, b = _split(m, theta)
-    return ACSResult(coef, b, v, k, ok, m.stationarity(theta, v))
+    return ACSResult(coef, b, v, k, ok, m.certificate(theta, age, regularizer, gamma))
 
 
+@single_blas_thread
 def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, gamma=None,
              max_iter: int = 500, tol: float = 1e-11) -> list[ACSResult]:
     r"""ACS on a grid of ages, each warm-started from the previous solution (the baseline).
@@ -587,13 +764,18 @@ def acs_path(X, y, ages, *, model: str, regularizer: str, alpha=None, C=None, ga
         raise ValueError("ages must be a non-empty array of positive values")
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
     max_iter, tol = _check_acs_controls(max_iter, tol)
-    theta = m.weighted_fit(np.ones(m.n))
+    if regularizer == "log" and np.any(ages >= 1):
+        raise ValueError("ages must be in (0, 1) with the LOG regularizer (zeta = 1 - age)")
+    sc = _scaled_problem(m, regularizer, gamma)
+    theta = sc.model.weighted_fit(np.ones(m.n))
     out = []
     for a in ages:
-        theta, v, k, ok = _acs_core(m, float(a), regularizer, gamma, theta,
-                                    max_iter=max_iter, tol=tol)
-        coef, b = _split(m, theta)
-        out.append(ACSResult(coef, b, v, k, ok, m.stationarity(theta, v)))
+        theta, v, k, ok = _acs_core(sc.model, float(a) / sc.age_factor, regularizer, sc.gamma,
+                                    theta, max_iter=max_iter, tol=tol)
+        th = sc.to_user(theta)
+        coef, b = _split(m, th)
+        out.append(ACSResult(coef, b, v, k, ok, m.certificate(th, float(a), regularizer,
+                                                              gamma)))
     return out
 
 
@@ -641,6 +823,7 @@ def losses(X, y, coef, intercept=0.0, *, model: str, alpha=None, C=None) -> np.n
     return m.losses(_theta(m, coef, intercept))
 
 
+@single_blas_thread
 def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
     r"""Solve the weighted problem ``argmin_w R(w) + sum v_i l_i(w)``; returns (coef, b).
 
@@ -690,7 +873,8 @@ def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
     v = as_vector(v, "v", length=X.shape[0], length_of="X")
     if np.any(v < 0) or np.any(v > 1):
         raise ValueError("v must hold sample weights in [0, 1]")
-    return _split(m, m.weighted_fit(v))
+    sc = _scaled_problem(m, "linear", None)
+    return _split(m, sc.to_user(sc.model.weighted_fit(v)))
 
 
 def _theta(m, coef, intercept) -> np.ndarray:
@@ -755,9 +939,9 @@ def partial_optimum_residual(X, y, coef, intercept, age, *, model, regularizer, 
     """
     X, y, m, gamma = _validate(X, y, model, regularizer, alpha, C, gamma)
     theta = _theta(m, coef, intercept)
-    v = sp_weights(m.losses(theta), positive_scalar(age, "age"), regularizer=regularizer,
-                   gamma=gamma)
-    return m.stationarity(theta, v)
+    age = positive_scalar(age, "age")
+    _check_reg(regularizer, gamma, age)
+    return m.certificate(theta, age, regularizer, gamma)
 
 
 # -- the age-path (GAGA) -----------------------------------------------------------------------
@@ -770,6 +954,11 @@ class _State:
     n_neg: int = 0                   # number of negative eigenvalues of J on this piece
     t0: float | None = None          # age at which a turning point installed this state
     fresh: tuple = ()                # event components reassigned there (zero at t0)
+    # relative size of the smallest |eigenvalue| of D J D below which the fold event fires:
+    # fold_tol, or half the one at the piece start when the piece starts closer (a branch
+    # that is merely ill-conditioned there, e.g. collinear raw features, is a fold only if
+    # the eigenvalue keeps shrinking toward zero)
+    fold_floor: float | None = None
 
 
 class _Rows:
@@ -782,12 +971,43 @@ class _Rows:
         self.A = np.flatnonzero(s.active)
         self.ZR = np.ascontiguousarray(m.Z[self.R])
         self.ZRA = np.ascontiguousarray(self.ZR[:, self.A])
-        self.absZRT = np.ascontiguousarray(np.abs(self.ZR).T)
+        self.absZRA = np.abs(self.ZRA)
+        self.ZRA2 = self.ZRA * self.ZRA
+        self.inactive = np.flatnonzero(~s.active)
+        self.ZRI = np.ascontiguousarray(self.ZR[:, self.inactive])
+        self.absZRI = np.abs(self.ZRI)
         self.yR = m.y[self.R]
+        self.absyR = np.abs(self.yR) if m.name == "lasso" else None
         self.penA = m.pen[self.A]
+        self.alphaA = m.alpha[self.A] if m.name == "lasso" else None
         self.signsA = s.signs[self.A]
         self.isM = s.part[self.R] == _M if reg == "mixture" else None
         self.diag = np.diag_indices(self.A.size)
+
+
+class _Jac:
+    """``J``, ``F_lambda`` and ``v phi'`` of eqs. (5)-(6) at one point, with the row terms
+    they were built from; ``dinv`` (computed on first use) is the diagonal ``D`` of the
+    symmetric scaling ``D J D``, ``D_j = (sum_i Z_ij^2 |W_i| + pen_j)^(-1/2)``, under which
+    the folds are measured: it has the inertia of ``J`` (Sylvester's law) and does not
+    mistake a ridge weight or a column scale far from the others for a fold."""
+
+    __slots__ = ("J", "Flam", "vd1", "parts", "_c", "_dinv")
+
+    def __init__(self, J, Flam, vd1, parts, c):
+        self.J, self.Flam, self.vd1, self.parts, self._c = J, Flam, vd1, parts, c
+        self._dinv = None
+
+    @property
+    def dinv(self) -> np.ndarray:
+        if self._dinv is None:
+            dj = self._c.ZRA2.T @ np.abs(self.parts[4]) + self._c.penA
+            self._dinv = 1.0 / np.sqrt(np.where(dj > 0, dj, 1.0))
+        return self._dinv
+
+    def scaled(self) -> np.ndarray:
+        d = self.dinv
+        return self.J * d[:, None] * d[None, :]
 
 
 class _GAGA:
@@ -802,6 +1022,16 @@ class _GAGA:
         self.jumps: list[dict] = []
         self._rows_state, self._rows_data = None, None
         self._jac_key, self._jac_val = None, None
+        #: w_user = coef_factor * w for the coefficients and age_user = age_factor * age
+        #: (the engines' rescaled variables, for reports in the user's units)
+        self.coef_factor = np.ones(m.d)
+        self.age_factor = 1.0
+
+    def _user_size(self, dtheta) -> float:
+        """``max |dtheta|`` in the user's units."""
+        d = np.array(dtheta, dtype=float, copy=True)
+        d[:self.m.d] *= self.coef_factor
+        return float(np.max(np.abs(d)))
 
     # per-state constants and the terms of (5)-(6) on the rows with v > 0
     def _rows(self, s: _State) -> _Rows:
@@ -813,6 +1043,11 @@ class _GAGA:
         """``d1``, ``v``, ``dv/dlambda`` and ``W = v d2 + dv/dl d1^2`` (the weights of ``J``,
         only with ``jac_weights``) on the rows ``c.R``: the values of :meth:`_terms`
         without the zero rows of D."""
+        d1, d2, v, vl, vlam = self._row_parts(t, theta, c)
+        return d1, v, vlam, (v * d2 + vl * d1 * d1 if jac_weights else None)
+
+    def _row_parts(self, t, theta, c: _Rows):
+        """``d1``, ``d2``, ``v``, ``dv/dl`` and ``dv/dlambda`` on the rows ``c.R``."""
         m = self.m
         u = c.ZR @ theta
         if m.name == "lasso":
@@ -820,21 +1055,21 @@ class _GAGA:
             loss, d1, d2 = r * r / (2 * m.n), r / m.n, 1.0 / m.n
         else:
             mm = -c.yR * u
-            loss = m.C * np.logaddexp(0.0, mm)
-            sig = 0.5 * (1.0 + np.tanh(0.5 * mm))
-            d1, d2 = -m.C * c.yR * sig, m.C * sig * (1.0 - sig)
+            softplus, sig, sig_c = _logistic_parts(mm)
+            loss = m.C * softplus
+            d1, d2 = -m.C * c.yR * sig, m.C * sig * sig_c
         if self.reg == "linear":  # every row is in E: v = 1 - l / t, dv/dl = -1 / t
             v = 1.0 - loss / t
+            vl = -1.0 / t
             vlam = loss / (t * t)
-            W = v * d2 - d1 * d1 / t if jac_weights else None
         else:
             isM = c.isM
             sq = np.maximum(np.sqrt(loss), 1e-100)
             g = self.gamma
             v = np.where(isM, g / sq - g / t, 1.0)
+            vl = np.where(isM, -0.5 * g / sq ** 3, 0.0)
             vlam = np.where(isM, g / (t * t), 0.0)
-            W = v * d2 + np.where(isM, -0.5 * g / sq ** 3, 0.0) * d1 * d1 if jac_weights else None
-        return d1, v, vlam, W
+        return d1, d2, v, vl, vlam
 
     def _jac_rows(self, t, theta, c: _Rows):
         # the integrator evaluates rhs at each step's end and then the events at the same
@@ -842,11 +1077,12 @@ class _GAGA:
         key = self._jac_key
         if key is not None and key[0] is c and key[1] == t and np.array_equal(key[2], theta):
             return self._jac_val
-        d1, v, vlam, W = self._row_terms(t, theta, c, jac_weights=True)
+        d1, d2, v, vl, vlam = self._row_parts(t, theta, c)
+        W = v * d2 + vl * d1 * d1
         J = (c.ZRA.T * W) @ c.ZRA
         J[c.diag] += c.penA
-        out = (J, c.ZRA.T @ (vlam * d1), v * d1)
-        for a in out:
+        out = _Jac(J, c.ZRA.T @ (vlam * d1), v * d1, (d1, d2, v, vl, W), c)
+        for a in (out.J, out.Flam, out.vd1):
             a.flags.writeable = False
         self._jac_key, self._jac_val = (c, t, np.array(theta, copy=True)), out
         return out
@@ -854,7 +1090,7 @@ class _GAGA:
     def _F_rows(self, theta, c: _Rows, vd1):
         F = c.ZRA.T @ vd1 + c.penA * theta[c.A]
         if self.m.name == "lasso":
-            F = F + self.m.alpha * c.signsA
+            F = F + c.alphaA * c.signsA
         return F
 
     # state helpers
@@ -869,9 +1105,13 @@ class _GAGA:
         return self._with_inertia(_State(part, active, signs), theta, age)
 
     def _with_inertia(self, s: _State, theta, age) -> _State:
-        J, _ = self.jac(age, theta, s)
-        n_neg = int(np.sum(np.linalg.eigvalsh(J) < 0)) if J.size else 0
-        return _State(s.part, s.active, s.signs, n_neg, s.t0, s.fresh)
+        Js = self._scaled_jac(age, theta, s)
+        if not Js.size:
+            return _State(s.part, s.active, s.signs, 0, s.t0, s.fresh, self.fold_tol)
+        ev = np.linalg.eigvalsh(Js)
+        top = max(float(np.max(np.abs(ev))), 1e-300)
+        floor = min(self.fold_tol, 0.5 * float(np.min(np.abs(ev))) / top)
+        return _State(s.part, s.active, s.signs, int(np.sum(ev < 0)), s.t0, s.fresh, floor)
 
     def _terms(self, t, theta, s: _State):
         m = self.m
@@ -881,14 +1121,19 @@ class _GAGA:
         return loss, d1, d2, v, vl, vlam
 
     def jac(self, t, theta, s: _State):
-        J, Flam, _ = self._jac_rows(t, theta, self._rows(s))
-        return J, Flam
+        jr = self._jac_rows(t, theta, self._rows(s))
+        return jr.J, jr.Flam
+
+    def _scaled_jac(self, t, theta, s: _State):
+        """``D J D`` (see :class:`_Jac`), whose eigenvalues measure the folds."""
+        return self._jac_rows(t, theta, self._rows(s)).scaled()
 
     def rhs(self, t, theta, s: _State):
         c = self._rows(s)
         out = np.zeros_like(theta)
         if c.A.size:
-            J, Flam, _ = self._jac_rows(t, theta, c)
+            jr = self._jac_rows(t, theta, c)
+            J, Flam = jr.J, jr.Flam
             # LAPACK's gesv directly (np.linalg.solve costs 5x more on these p x p systems)
             _, _, x, info = _gesv(J, Flam)
             if info != 0:  # exactly singular J: least squares, as before
@@ -909,27 +1154,36 @@ class _GAGA:
             lo = t * self.gamma / (t + self.gamma)
             g = np.where(s.part == _E, lo - r,
                          np.where(s.part == _M, np.minimum(r - lo, t - r), r - t)) / t
-        J, _, vd1 = self._jac_rows(t, theta, c)
+        jr = self._jac_rows(t, theta, c)
+        J, vd1 = jr.J, jr.vd1
         if m.name == "lasso":
-            corr = c.ZR.T @ vd1
-            scale = max(1.0, float(np.max(np.abs(theta))))
-            gf = np.where(s.active, s.signs * theta / scale,
-                          (m.alpha - np.abs(corr)) / m.alpha)
+            # an inactive feature: |corr_j| <= alpha_j, relative to the size of the terms
+            # of corr_j (its rounding), not to alpha_j: a tiny penalty is resolved as well
+            scale = float(np.max(np.abs(theta), initial=0.0)) or 1.0
+            gf = s.signs * theta / scale
+            off = c.inactive
+            if off.size:
+                d1, d2, v, vl, _ = jr.parts
+                size = c.absZRA @ np.abs(theta[c.A]) + c.absyR
+                x = np.abs(vd1) + (v * d2 + np.abs(vl) * d1 * d1) * size
+                cscale = m.alpha[off] + x @ c.absZRI
+                gf[off] = (m.alpha[off] - np.abs(vd1 @ c.ZRI)) / cscale
         else:
             gf = np.zeros(0)
         fold = 1.0
         if J.size:
             # an eigenvalue of J crossing zero (a fold of the smooth branch): the eigenvalues
             # keep the signs they had at the start of the piece
-            ev = np.linalg.eigvalsh(J)
+            ev = np.linalg.eigvalsh(jr.scaled())
             scale = max(float(np.max(np.abs(ev))), 1e-300)
             q = s.n_neg
+            ftol = self.fold_tol if s.fold_floor is None else s.fold_floor
             if q < ev.size:
-                fold = min(fold, ev[q] / scale - self.fold_tol)
+                fold = min(fold, ev[q] / scale - ftol)
             if q > 0:
-                fold = min(fold, -ev[q - 1] / scale - self.fold_tol)
+                fold = min(fold, -ev[q - 1] / scale - ftol)
         out = np.concatenate((g, gf, (fold, -1.0 if self._pending_kkt else 1.0)))
-        if lift and s.fresh and 0.0 <= t - s.t0 < (w := _LIFT_WIDTH * max(1.0, s.t0)):
+        if lift and s.fresh and 0.0 <= t - s.t0 < (w := _LIFT_WIDTH * s.t0):
             # The conditions reassigned at the turning point t0 are zero there (to rounding)
             # and grow with the age (_consistent checked it). A zero at a piece start makes
             # follow_path begin with a 1e-8 step that grows tenfold per step (~6 steps per
@@ -942,22 +1196,33 @@ class _GAGA:
         return out
 
     def residual(self, t, theta, s: _State | None):
-        """The partial-optimum certificate: stationarity with ``v = v*(l(w), t)``."""
-        v = sp_weights(self.m.losses(theta), t, regularizer=self.reg, gamma=self.gamma)
-        return self.m.stationarity(theta, v)
+        """The partial-optimum certificate: stationarity with ``v = v*(l(w), t)``, each
+        coordinate against its own terms (:meth:`_Model.certificate`)."""
+        return self.m.certificate(theta, t, self.reg, self.gamma)
 
     def state_residual(self, t, theta, s: _State):
-        """``|F_s(w, t)|`` of eq. (5) in the sets ``s`` (the manifold the ODE follows);
-        the integrator's drift is measured with it, set changes by the events."""
+        """``F_s(w, t)`` of eq. (5) in the sets ``s`` (the manifold the ODE follows), each
+        coordinate against the size of its terms (as :meth:`_Model.conditions`); the
+        integrator's drift is measured with it, set changes by the events."""
         c = self._rows(s)
-        d1, v, _, _ = self._row_terms(t, theta, c)
-        return self._scaled(self._F_rows(theta, c, v * d1), c, v * d1)
-
-    def _scaled(self, F, c: _Rows, vd1) -> float:
-        scale = 1.0 + float(np.max(c.absZRT @ np.abs(vd1), initial=0.0))
-        if self.m.name == "lasso":
-            scale = max(scale, self.m.alpha)
-        return float(np.max(np.abs(F), initial=0.0)) / scale
+        if not c.A.size:
+            return 0.0
+        key = self._jac_key  # the terms of the last Jacobian when it was built here
+        if key is not None and key[0] is c and key[1] == t and np.array_equal(key[2], theta):
+            d1, d2, v, vl, _ = self._jac_val.parts
+        else:
+            d1, d2, v, vl, _ = self._row_parts(t, theta, c)
+        vd1 = v * d1
+        F = self._F_rows(theta, c, vd1)
+        size = c.absZRA @ np.abs(theta[c.A])
+        if c.absyR is not None:
+            size = size + c.absyR
+        scale = c.absZRA.T @ (np.abs(vd1) + (v * d2 + np.abs(vl) * d1 * d1) * size)
+        scale = scale + c.penA * np.abs(theta[c.A])
+        if c.alphaA is not None:
+            scale = scale + c.alphaA
+        r = np.divide(np.abs(F), scale, out=np.zeros_like(F), where=scale > 0)
+        return float(np.max(r))
 
     def record_residual(self, t, rec: SPLSolution):
         theta = rec.coef if self.m.name == "lasso" else np.r_[rec.coef, rec.intercept]
@@ -968,12 +1233,16 @@ class _GAGA:
         c = self._rows(s)
         A = c.A
         for _ in range(20):
-            J, _, vd1 = self._jac_rows(t, theta, c)
+            jr = self._jac_rows(t, theta, c)
+            J, vd1, dinv = jr.J, jr.vd1, jr.dinv
             F = self._F_rows(theta, c, vd1)
             if not (np.all(np.isfinite(J)) and np.all(np.isfinite(F))):
                 break
             try:
-                theta[A] -= np.linalg.lstsq(J, F, rcond=None)[0]
+                # in the scaled variables of D J D (columns of very different scales are
+                # not truncated by the least-squares cutoff)
+                Js = J * dinv[:, None] * dinv[None, :]
+                theta[A] -= dinv * np.linalg.lstsq(Js, dinv * F, rcond=None)[0]
             except np.linalg.LinAlgError:
                 break
             if self.state_residual(t, theta, s) <= 1e-12:
@@ -1036,18 +1305,40 @@ class _GAGA:
         fresh = tuple(k for k in fired if k < n_cond)
         return self._with_inertia(_State(part, active, signs, 0, t, fresh), theta, t), theta
 
-    def _consistent(self, t, theta, s_new: _State, fired) -> bool:
-        J, _ = self.jac(t, theta, s_new)
-        if J.size:
-            ev = np.abs(np.linalg.eigvalsh(J))
-            if ev.min() <= self.fold_tol * ev.max():
-                return False
-        h = 1e-7 * max(1.0, t)
+    def _consistent(self, t, theta, s_new: _State, fired) -> _State | None:
+        Js = self._scaled_jac(t, theta, s_new)
+        slope = self.rhs(t, theta, s_new)
+        if Js.size:
+            ev = np.abs(np.linalg.eigvalsh(Js))
+            r0 = ev.min() / ev.max()
+            if r0 <= self.fold_tol:
+                # near-singular: a fold if the eigenvalue shrinks toward zero close ahead,
+                # ill-conditioning if it grows or its linear extrapolation reaches zero
+                # only far away (> 1e-3 t)
+                h = 1e-7 * t
+                ev1 = np.abs(np.linalg.eigvalsh(self._scaled_jac(t + h, theta + h * slope,
+                                                                 s_new)))
+                shrink = r0 - ev1.min() / ev1.max()
+                if r0 == 0.0 or (shrink > 0 and r0 * h / shrink <= 1e-3 * t):
+                    return None
         g0 = self.events(t, theta, s_new, lift=False)
-        g1 = self.events(t + h, theta + h * self.rhs(t, theta, s_new), s_new, lift=False)
         idx = np.asarray(fired)
-        # every reassigned condition must hold (or become strictly true) as the age grows
-        return bool(np.all((g1[idx] - g0[idx] > -1e-10 * h) | (g1[idx] > 1e-9)))
+        # every reassigned condition must hold (or become strictly true) as the age grows.
+        # A first-order probe 1e-7 t ahead; a condition that fails there is probed again
+        # 1e-10 t ahead: a piece shorter than the first probe (a coefficient that passes
+        # through 0 under a tiny penalty stays at 0 over ~2 alpha_j / |d corr_j / d age|)
+        # is consistent, and it is not lifted (see events) so that its end is exact
+        for h in (1e-7 * t, 1e-10 * t):
+            g1 = self.events(t + h, theta + h * slope, s_new, lift=False)
+            ok = (g1[idx] - g0[idx] > -1e-10 * h) | (g1[idx] > 1e-9)
+            if np.all(ok):
+                break
+            if h < 1e-7 * t:
+                return None
+            idx = idx[~ok]
+        short = set(idx.tolist()) if h < 1e-7 * t else set()
+        return _State(s_new.part, s_new.active, s_new.signs, s_new.n_neg, s_new.t0,
+                      tuple(k for k in s_new.fresh if k not in short), s_new.fold_floor)
 
     def update(self, t, theta, s: _State, fired):
         fired = [int(k) for k in fired]
@@ -1063,7 +1354,8 @@ class _GAGA:
             set(fired) & self._last_turn[1])
         if fold_index not in fired and not again:
             s_new, theta_new = self._switch(t, theta, s, fired)
-            if self._consistent(t, theta_new, s_new, fired):
+            s_new = self._consistent(t, theta_new, s_new, fired)
+            if s_new is not None:
                 self._last_turn = (t, set(fired))
                 return Update(s_new, theta_new, "turning", info)
         self._last_turn = None
@@ -1079,7 +1371,7 @@ class _GAGA:
             theta = m.weighted_fit(v, theta)
             loss = m.losses(theta)
             v = sp_weights(loss, t, regularizer=self.reg, gamma=self.gamma)
-            if m.stationarity(theta, v) <= 1e-11:
+            if m.stationarity(theta, v, _sp_slope(loss, t, self.reg, self.gamma)) <= 1e-11:
                 return theta, k, True
             key = (_partition(loss, t, self.reg, self.gamma).tobytes(),
                    np.sign(theta).tobytes() if m.name == "lasso" else b"")
@@ -1105,6 +1397,7 @@ class _GAGA:
         """Jump point: ACS at ``t (1 + delta)`` from the current solution finds the new
         branch; Newton steps in that branch's sets bring it back to ``t`` exactly."""
         scale = max(1.0, float(np.max(np.abs(theta))))
+        outcomes = set()
         # capped: near a fold ACS can crawl for thousands of iterations; a non-converged
         # iterate is still a starting point, and the next delta follows. Only if no delta
         # finds a branch that way are they tried again with a much larger cap (the mixture
@@ -1112,30 +1405,40 @@ class _GAGA:
         # iterations to reach the new branch, 2.41 away)
         for cap, delta in itertools.product((300, 20_000), self.jump_deltas):
             t1 = t * (1 + delta)
-            th1, k1, ok1 = self._acs_newton(t1, theta, max_iter=cap)
-            self.n_acs_iter += k1
-            # a non-converged ACS iterate is only a starting point: the residual decides
-            s1 = self.state_from(th1, t1)
-            th2 = self.correct(t, th1, s1)
-            if (self.residual(t, th2, s1) > 1e-10
-                    or np.max(np.abs(th2 - theta)) <= 1e-8 * scale):
-                # Newton back failed, or it returned to the current point (the branch
-                # found at t1 passes through it and folds back between t and t1): ACS
-                # back from the t1 solution instead, which can reach a distinct partial
-                # optimum at t (e.g. the diabetes Lasso, full data, age 4.369)
-                th2, k2, _ = self._acs_newton(t, th1)
-                self.n_acs_iter += k2
-                th2 = self.correct(t, th2, self.state_from(th2, t))
-            if (self.residual(t, th2, s1) <= 1e-10
-                    and np.max(np.abs(th2 - theta)) > 1e-8 * scale):
+            try:
+                th1, k1, ok1 = self._acs_newton(t1, theta, max_iter=cap)
+                self.n_acs_iter += k1
+                # a non-converged ACS iterate is only a starting point: the residual decides
+                s1 = self.state_from(th1, t1)
+                th2 = self.correct(t, th1, s1)
+                if (self.residual(t, th2, s1) > 1e-10
+                        or np.max(np.abs(th2 - theta)) <= 1e-8 * scale):
+                    # Newton back failed, or it returned to the current point (the branch
+                    # found at t1 passes through it and folds back between t and t1): ACS
+                    # back from the t1 solution instead, which can reach a distinct partial
+                    # optimum at t (e.g. the diabetes Lasso, full data, age 4.369)
+                    th2, k2, _ = self._acs_newton(t, th1)
+                    self.n_acs_iter += k2
+                    th2 = self.correct(t, th2, self.state_from(th2, t))
+            except RuntimeError as exc:  # a weighted problem without minimizer on the way
+                outcomes.add(str(exc).split(":")[0])
+                continue
+            if self.residual(t, th2, s1) > 1e-10:
+                outcomes.add("ACS did not reach a partial optimum")
+            elif np.max(np.abs(th2 - theta)) <= 1e-8 * scale:
+                outcomes.add("ACS returned to the current point")
+            else:
                 info = dict(info, delta=delta, acs_iterations=k1, acs_converged=ok1,
-                            jump_size=float(np.max(np.abs(th2 - theta))))
+                            jump_size=self._user_size(th2 - theta))
                 self.jumps.append({"age": t, **info})
                 return Update(self.state_from(th2, t), th2, "jump", info)
-        raise RuntimeError(f"age_path: no continuation found at age={t:.10g}: the reassigned "
-                           "sets are inconsistent and no new branch was found by warm ACS")
+        raise RuntimeError(
+            f"age_path: no continuation found at age={t * self.age_factor:.10g}: the "
+            "reassigned sets are inconsistent (or the branch folds) and warm ACS at ages "
+            f"just above found no other partial optimum ({'; '.join(sorted(outcomes))})")
 
 
+@single_blas_thread
 def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: float,
              alpha: float | None = None, C: float | None = None, gamma: float | None = None,
              kernel=None, rtol: float = 1e-10, atol: float = 1e-12, drift_tol: float = 1e-9,
@@ -1233,35 +1536,122 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     if age_min >= age_max:
         raise ValueError(f"age_min must be < age_max; got {age_min} >= {age_max}")
     t0 = time.perf_counter()
-    g = _GAGA(m, regularizer, gamma, positive_scalar(fold_tol, "fold_tol"),
+    sc = _scaled_problem(m, regularizer, gamma)
+    f = sc.age_factor
+    tau_min, tau_max = age_min / f, age_max / f
+    g = _GAGA(sc.model, regularizer, sc.gamma, positive_scalar(fold_tol, "fold_tol"),
               (1e-3, 1e-6, 1e-2))
-    theta0 = m.weighted_fit(np.ones(m.n))
-    try:
-        theta0, _, k0, ok = _acs_core(m, age_min, regularizer, gamma, theta0, max_iter=1000,
-                                      tol=1e-11)
-    except RuntimeError as exc:
-        raise DegenerateStartError(f"age_min={age_min} is too small: no partial optimum "
-                                   f"exists ({exc}); start at a larger age") from exc
-    g.n_acs_iter += k0
-    # polish the ACS iterate by Newton steps on (5) in its sets (ACS converges linearly)
-    theta0 = g.correct(age_min, theta0, g.state_from(theta0, age_min))
-    r0 = g.residual(age_min, theta0, None)
-    if r0 > 1e-10:
-        raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "
-                           f"{'converged' if ok else 'did not converge'}, residual {r0:.3g}")
-    path = follow_path(theta0, (age_min, age_max), rhs=g.rhs, events=g.events,
+    g.coef_factor, g.age_factor = sc.coef_factor, f
+    theta0 = _start(g, tau_min, age_min)
+    path = follow_path(theta0, (tau_min, tau_max), rhs=g.rhs, events=g.events,
                        update=g.update, residual=g.state_residual, correct=g.correct,
-                       record_residual=g.record_residual,
-                       record=g.record, state=g.state_from(theta0, age_min), rtol=rtol,
+                       record=g.record, state=g.state_from(theta0, tau_min), rtol=rtol,
                        atol=atol, drift_tol=drift_tol, max_events=max_events,
-                       param_name="age")
-    path.info.update(
+                       param_name="age", param_floor=0.0)
+
+    def to_user(rec: SPLSolution) -> SPLSolution:
+        return SPLSolution(rec.coef * sc.coef_factor, rec.intercept, rec.weights)
+
+    def residual(t, rec: SPLSolution) -> float:
+        return m.certificate(_theta(m, rec.coef, rec.intercept), t, regularizer, gamma)
+
+    info = dict(path.info)
+    info.update(
         n_turning=sum(1 for e in path.events if e.kind == "turning"),
-        acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks, jumps=g.jumps, model=model,
-        gamma=gamma,
-        regularizer=regularizer,
+        acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks,
+        jumps=[dict(j, age=j["age"] * f) for j in g.jumps], model=model, gamma=gamma,
+        regularizer=regularizer, correction_params=[t * f for t in info["correction_params"]],
+        scaling={"coef_factor": sc.coef_factor, "age_factor": f},
         wall_time_total=time.perf_counter() - t0)
-    return path
+    return _map_path(path, f, to_user, residual, info)
+
+
+def _start(g: _GAGA, tau: float, age: float) -> np.ndarray:
+    """A certified partial optimum at the internal age ``tau`` (the user's ``age``): warm
+    ACS from the unweighted fit, Newton-polished in its sets; where ACS fails (a repelling
+    fixed point: ACS runs away from it), Newton steps on (5) from the unweighted fit; a
+    precise error otherwise."""
+    m = g.m
+    start = m.weighted_fit(np.ones(m.n))
+    why = None
+    try:
+        theta0, v, k0, ok = _acs_core(m, tau, g.reg, g.gamma, start, max_iter=1000,
+                                      tol=1e-11)
+        g.n_acs_iter += k0
+    except RuntimeError:
+        theta0, v, ok = start, None, False
+        why = ("alternate convex search from the unweighted fit keeps samples of one class "
+               "only (v > 0), where the weighted problem has no minimizer (the intercept "
+               "runs to infinity)")
+    if v is not None and m.name == "logistic" and not np.any(v > 0):
+        raise DegenerateStartError(
+            f"age_min={age} is too small: every sample has a loss above the age (v = 0), "
+            "so w = 0 and the intercept is not determined (any b whose losses all exceed "
+            "the age is a partial optimum); start at a larger age")
+    if ok:
+        # polish the ACS iterate by Newton steps on (5) in its sets (ACS converges linearly)
+        theta0 = g.correct(tau, theta0, g.state_from(theta0, tau))
+    else:
+        theta0 = _newton_start(g, tau, start)
+        if theta0 is None and why is None:
+            why = ("alternate convex search did not converge in 1000 iterations (the sample "
+                   "sets still change)")
+    r0 = np.inf if theta0 is None else g.residual(tau, theta0, None)
+    if r0 <= 1e-10 and m.name == "logistic":
+        v = sp_weights(m.losses(theta0), tau, regularizer=g.reg, gamma=g.gamma)
+        if np.unique(m.y[v > 1e-12]).size < 2:
+            raise DegenerateStartError(
+                f"age_min={age} is too small: the only partial optimum found there keeps "
+                "no weight above rounding on one class (the intercept alone puts those "
+                "samples' losses at the age, so their weights vanish and w = 0); a path "
+                "from it is not unique; start at a larger age")
+    if r0 > 1e-10:
+        if why is None:
+            why = f"the partial-optimum residual is {r0:.3g} after Newton steps"
+        raise DegenerateStartError(
+            f"no partial optimum found at age_min={age}: {why}, and Newton steps on the "
+            "stationarity conditions (5) from the unweighted fit did not reach one either; "
+            "a larger age_min (more samples admitted) may have one")
+    return theta0
+
+
+def _newton_start(g: _GAGA, tau: float, theta) -> np.ndarray | None:
+    """Newton steps on the partial-optimum conditions (5) at ``tau``: in the sets of the
+    current point, the sets re-derived after each round; ``None`` if no certified point is
+    reached in 50 rounds."""
+    g._in_fallback = True
+    try:
+        for _ in range(50):
+            try:
+                new = g.correct(tau, theta, g.state_from(theta, tau))
+            except (np.linalg.LinAlgError, ValueError, FloatingPointError):
+                return None
+            if not np.all(np.isfinite(new)):
+                return None
+            if g.residual(tau, new, None) <= 1e-11:
+                return new
+            if np.array_equal(new, theta):
+                return None
+            theta = new
+    finally:
+        g._in_fallback = False
+    return None
+
+
+def _map_path(path: Path, factor: float, rec_map, residual, info) -> Path:
+    """``path`` traced in internal units as a path in the user's units: the parameter
+    multiplied by ``factor`` (a power of two: exact) and every record mapped by
+    ``rec_map``; ``residual(t, record)`` is the certificate in the user's units."""
+    segs = []
+    for s in path.segments:
+        segs.append(FunctionSegment(
+            s.lo * factor, s.hi * factor,
+            lambda t, s=s: rec_map(s.evaluate(t / factor)),
+            rec_lo=rec_map(s.rec_lo), rec_hi=rec_map(s.rec_hi), kind=s.kind))
+    events = [Event(e.param * factor, e.kind, e.indices, e.info) for e in path.events]
+    out = Path(path.param_name, segs, events, residual=residual, direction=path.direction,
+               info=info)
+    return out
 
 
 # -- estimators --------------------------------------------------------------------------------
@@ -1317,6 +1707,7 @@ class _SelfPacedBase:
         return candidate_ages(path, positive_int(self.n_eval_per_piece, "n_eval_per_piece",
                                                  minimum=0))
 
+    @single_blas_thread
     def fit(self, X, y, X_val=None, y_val=None):
         """Trace the age-path on ``(X, y)`` and select the age with the smallest error on
         ``(X_val, y_val)`` (default: a held-out ``validation_fraction`` of ``(X, y)``)."""
