@@ -117,71 +117,6 @@ def _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1):
 
 
 @njit(cache=True)
-def _point_at(Q, y, s, keys, k, Minv, sL, yL, C, st, A0, A1, b0, b1, xrow):
-    """The breakpoint's solution into ``xrow``; returns ``b``.
-
-    ``A0 + C A1`` loses the digits that cancel between its two terms (near ``C = 0`` in the
-    initial regime, where ``alpha = C beta`` and ``A0`` is rounding noise) and carries the
-    inverse's error (``~cond eps``) in the equality ``y' alpha = 0``. The elbow system is
-    therefore solved at ``C`` itself (right-hand side ``r0 + C r1``) with iterative refinement
-    (up to four steps, while the componentwise residual keeps falling by 4x), so that the
-    point is accurate relative to itself; ``A0, A1, b0, b1`` are not used (kept for the
-    signature of the callers).
-    """
-    n = y.shape[0]
-    for q in range(n):
-        xrow[q] = C if st[q] == UPPER else 0.0
-    rhs = np.empty(k)
-    for r in range(k):
-        j = keys[r]
-        rhs[r] = 1.0 - C * sL[j] if j >= 0 else -C * s * yL
-    sol = np.zeros(k)
-    for r in range(k):
-        acc = 0.0
-        for c in range(k):
-            acc += Minv[r, c] * rhs[c]
-        sol[r] = acc
-    res = np.empty(k)
-    prev = np.inf
-    for _ in range(4):
-        # residual rhs - M sol, per row relative to |M| |sol| + |rhs|
-        err = 0.0
-        for r in range(k):
-            j = keys[r]
-            acc = rhs[r]
-            mag = abs(rhs[r])
-            for c in range(k):
-                kc = keys[c]
-                if j >= 0:
-                    m = Q[j, kc] if kc >= 0 else s * y[j]
-                elif kc >= 0:
-                    m = s * y[kc]
-                else:
-                    m = 0.0
-                acc -= m * sol[c]
-                mag += abs(m * sol[c])
-            res[r] = acc
-            if mag > 0.0:
-                err = max(err, abs(acc) / mag)
-        if err <= 4.0 * 2.220446049250313e-16 or err > 0.25 * prev:
-            break
-        prev = err
-        for r in range(k):
-            acc = 0.0
-            for c in range(k):
-                acc += Minv[r, c] * res[c]
-            sol[r] += acc
-    b = 0.0
-    for r in range(k):
-        j = keys[r]
-        if j >= 0:
-            xrow[j] = sol[r]
-        else:
-            b = sol[r] * s
-    return b
-
-
-@njit(cache=True)
 def _drift(st, C, g0, g1):
     n = st.shape[0]
     gs = 1.0
@@ -365,8 +300,11 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                 out_C[n_rec] = C_end
                 out_i[n_rec] = -1
                 out_new[n_rec] = -1
-                out_b[n_rec] = _point_at(Q, y, s, keys, k, Minv, sL, yL, C_end, st, A0, A1,
-                                         b0, b1, out_x[n_rec])
+                for i in range(n):
+                    out_x[n_rec, i] = C_end if st[i] == UPPER else 0.0
+                    if st[i] == FREE:
+                        out_x[n_rec, i] = A0[i] + C_end * A1[i]
+                out_b[n_rec] = b0 + C_end * b1
                 n_rec += 1
             return END, n_rec, k, yL, max_drift
         if t1 <= ttol:
@@ -448,8 +386,15 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
         out_C[n_rec] = C
         out_i[n_rec] = i
         out_new[n_rec] = nb
-        out_b[n_rec] = _point_at(Q, y, s, keys, k, Minv, sL, yL, C, st, A0, A1, b0, b1,
-                                 out_x[n_rec])
+        for q in range(n):
+            sq = st[q]
+            if sq == UPPER:
+                out_x[n_rec, q] = C
+            elif sq == FREE:
+                out_x[n_rec, q] = A0[q] + C * A1[q]
+            else:
+                out_x[n_rec, q] = 0.0
+        out_b[n_rec] = b0 + C * b1
         n_rec += 1
 
 
