@@ -276,11 +276,13 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
         Largest ``C`` (> 0), any size: above the path's last event the solution is affine in
         ``C`` (constant on separable data: the hard-margin SVM).
     C_min : float, optional
-        Smallest ``C`` (``0 < C_min <= C_max``). ``None``: trace down until no event is left;
-        the path ends at the smallest event ``C_min = C_last``. Below it the index sets no
-        longer change and the solution is ``alpha(C) = (C / C_last) alpha(C_last)`` (the last
-        segment extends linearly to ``alpha(0) = 0``; the intercept is affine in ``C`` there).
-        If there is no event below ``C_max`` the path is the single point ``C_max``.
+        Smallest ``C`` (``0 < C_min <= C_max``). ``None``: the path ends at its smallest event
+        ``C_min = C_last`` (the first event of Hastie et al.'s path, their ``1 / lambda_0``;
+        the trace goes down to ``1 / (2 max_i sum_j |K_ij|)``, a lower bound of it). Below it
+        the index sets no longer change and the solution is ``alpha(C) = (C / C_last)
+        alpha(C_last)`` (the last segment extends linearly to ``alpha(0) = 0``; the intercept
+        is affine in ``C`` there). If there is no event below ``C_max`` the path is the single
+        point ``C_max``.
     alpha0 : array_like of shape (n,), optional
         A (possibly approximate) solution at ``C_max``; the trace then starts at ``C_max``
         from it. Default: libsvm via scikit-learn, at ``min(C_max, 2^10 / s)`` (module
@@ -357,9 +359,16 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
     prob = _make_problem(Q, -np.ones(n), None, yv[None, :], np.zeros(1), np.zeros(1),
                          np.zeros(n), None, np.zeros(n), np.ones(n))
     prob.psd_check = lambda: check_psd(Kv, "K")
+    to_last_event = Cmin_n is None
+    if to_last_event:
+        # below the first event of the path (Hastie et al. 2004, sec. 4: C_0 = 2 / (f_max -
+        # f_min) with |f_i| <= sum_j |K_ij|) the index sets no longer change; the trace goes
+        # down to this lower bound of C_0 and the path is cut at its smallest event (tracing
+        # on toward C = 0 would only meet rounding: every value and slope scales with C)
+        Cmin_n = min(0.5 / float(np.max(np.abs(Q).sum(axis=1))), Cmax_n)
     if alpha0 is None:
         starts = [min(Cmax_n, _C_REF)]
-        if Cmin_n is not None and min(Cmin_n, _C_REF) < starts[0]:
+        if min(Cmin_n, _C_REF) < starts[0]:
             starts.append(min(Cmin_n, _C_REF))
     else:
         starts = [Cmax_n]
@@ -376,6 +385,10 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
                 units = "" if s == 1.0 else f" (t = {s:g} C, the kernel scaled by 1/{s:g})"
                 raise HomotopyError(f"{exc}{units}{_conditioning_note(Kv)}") from exc
     params, points, states, events, info = _join(down, up, Cmin_n)
+    if to_last_event:
+        C_first = min((e.param for e in events), default=params[-1])
+        k0 = int(np.searchsorted(params, C_first))
+        params, points, states = params[k0:], points[k0:], states[k0:]
     info["n_start_retries"] = k
     C_last = max((e.param for e in events), default=None)
     info = {**info, "kernel_scale": s, "C_start": C_a / s,
@@ -403,10 +416,9 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
 
 def _trace_both(prob, y, C_a, Cmax_n, Cmin_n, x0, kw):
     """The path below and above the start ``C_a`` (normalized units), in tracing order."""
-    C_end = 0.0 if Cmin_n is None else min(Cmin_n, C_a)
-    until_last = Cmin_n is None
-    if C_end < C_a or until_last:
-        down = _trace_part(prob, y, C_a, C_end, x0, None, until_last=until_last, **kw)
+    C_end = min(Cmin_n, C_a)
+    if C_end < C_a:
+        down = _trace_part(prob, y, C_a, C_end, x0, None, until_last=False, **kw)
     else:  # the whole range lies above the start: only its exact solution is needed here
         down = _trace_part(prob, y, C_a, C_a, x0, None, until_last=False, **kw)
         down = (down[0][:1], down[1][:1], [], down[3])
@@ -439,7 +451,7 @@ def _join(down, up, Cmin_n):
         params = params + list(pu[1:])
         points = points + list(ptu[1:])
         states = states + [p.state for p in ptu[1:]]
-    if Cmin_n is not None and Cmin_n > params[0]:
+    if Cmin_n > params[0]:
         k = int(np.searchsorted(params, Cmin_n, side="right")) - 1
         if params[k] < Cmin_n:
             w = (Cmin_n - params[k]) / (params[k + 1] - params[k])
