@@ -210,7 +210,8 @@ class _Problem:
 
 def _point_residual(prob: _Problem, t: float, rec: QPPoint) -> float:
     """Largest relative KKT residual (scaling of :func:`pathlib_core.kkt.qp_residuals`)."""
-    res = _residuals(prob.qp_data(t), rec.x, np.zeros(0), rec.nu, rec.w_lb, rec.w_ub, True)
+    with np.errstate(over="ignore"):  # the absolute products (unused) may overflow
+        res = _residuals(prob.qp_data(t), rec.x, np.zeros(0), rec.nu, rec.w_lb, rec.w_ub, True)
     return res.max
 
 

@@ -218,7 +218,8 @@ def _residual_fn(K, lab, b, C):
                     np.zeros(n), ub)
         grad = Q @ theta + q
         w_lb, w_ub = _recover_bounds(grad, theta, d.lb, d.ub, np.inf)
-        return _residuals(d, theta, np.zeros(0), np.zeros(0), w_lb, w_ub, True).max
+        with np.errstate(over="ignore"):  # the absolute products (unused) may overflow
+            return _residuals(d, theta, np.zeros(0), np.zeros(0), w_lb, w_ub, True).max
 
     return residual
 

@@ -187,7 +187,8 @@ def _svm_residual(Q, y, C, alpha, b) -> float:
     grad = Q @ alpha - 1.0 + b * y
     # every gradient entry is the multiplier of the bound it pushes toward (no threshold)
     w_lb, w_ub = _recover_bounds(grad, alpha, d.lb, d.ub, np.inf)
-    return _residuals(d, alpha, np.zeros(0), np.array([b]), w_lb, w_ub, True).max
+    with np.errstate(over="ignore"):  # the absolute products (unused) may overflow at huge C
+        return _residuals(d, alpha, np.zeros(0), np.array([b]), w_lb, w_ub, True).max
 
 
 def _start_alpha(K, y, C) -> np.ndarray:

@@ -166,8 +166,65 @@ def test_empty_elbow_intercept_is_midpoint_and_continuous():
 
 
 # ---------------------------------------------------------------------------------------------
-# Property tests: degenerate data. Residuals are relative (kkt.qp_residuals scaling: each
-# condition divided by 1 + the size of its terms), so they compare across data scales.
+# Certificates that can fail: a solution moved by 1e-6 relative is not certified
+# ---------------------------------------------------------------------------------------------
+def coherent_perturbation(K, y, C, alpha, b, size=1e-6):
+    """``(alpha, b)`` moved by ``size`` relative, the elbow coordinates and ``b`` each in the
+    direction that adds up in one elbow row's stationarity condition.
+
+    The row is the elbow point (at least 1% of ``C`` from both bounds) where the perturbed
+    terms weigh most: ``share_i = (sum_{j in E} |Q_ij alpha_j| + |b|) / s_i`` with ``s_i =
+    (|Q| |alpha|)_i + 1 + |b|`` the scale of :func:`svm_kkt_residual`. The condition moves
+    by about ``size * share_i`` relative to its scale. Returns the perturbed pair and the
+    share (0 when no elbow point qualifies).
+    """
+    Q = K * np.outer(y, y)
+    E = (alpha > 0.01 * C) & (alpha < 0.99 * C)
+    if not E.any():
+        return alpha, b, 0.0
+    absQa = np.abs(Q) @ np.abs(alpha)
+    share = (np.abs(Q[:, E]) @ np.abs(alpha[E]) + abs(b)) / (absQa + 1 + abs(b))
+    i = int(np.flatnonzero(E)[np.argmax(share[E])])
+    a = alpha.copy()
+    a[E] *= 1 + size * np.sign(Q[i, E] * alpha[E])
+    return a, b * (1 + size * np.sign(y[i] * b)), float(share[i])
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_perturbed_solution_is_not_certified(name):
+    K, y = DATASETS[name]()
+    path = svm_path(K, y, C_max=C_HI, C_min=C_LO)
+    checked = np.zeros(len(path), dtype=bool)
+    for k, C in enumerate(path.breakpoints):
+        s = path.at(C)
+        assert svm_kkt_residual(K, y, C, s.alpha, s.intercept) <= 1e-13
+        a, b, share = coherent_perturbation(K, y, C, s.alpha, s.intercept)
+        if share >= 0.2:
+            assert svm_kkt_residual(K, y, C, a, b) > 1e-7, C
+            checked[k] = True
+    # with C max|K| >= 1 the solution's terms weigh at least as much as the constant 1 of
+    # the gradient: there every breakpoint is checked; below, about half of them
+    large = path.breakpoints >= 1.0
+    assert checked[large].mean() >= 0.75 and checked.mean() >= 0.5
+
+
+def test_residual_does_not_depend_on_the_scale_of_C():
+    """The certificate is componentwise: the symmetry (s K, C / s, alpha / s, b) leaves it
+    unchanged (exactly for s a power of two), so a large C cannot hide a wrong point."""
+    K, y = _overlapping()
+    path = svm_path(K, y, C_max=10.0, C_min=0.1)
+    C = path.breakpoints[len(path) // 2]
+    s = path.at(C)
+    a, b, _ = coherent_perturbation(K, y, C, s.alpha, s.intercept)
+    for k in (-40, 0, 40):
+        f = 2.0 ** k
+        assert svm_kkt_residual(f * K, y, C / f, a / f, b) == svm_kkt_residual(K, y, C, a, b)
+    assert svm_kkt_residual(K, y, C, a, b) > 1e-7
+
+
+# ---------------------------------------------------------------------------------------------
+# Property tests: degenerate data. Residuals are componentwise relative (each condition
+# against the size of its own terms), so they compare across data scales.
 # ---------------------------------------------------------------------------------------------
 @st.composite
 def svm_problems(draw):
