@@ -53,7 +53,15 @@ that a :class:`HomotopyError` is raised.
 semi-definite kernels with ``|F|`` beyond the rank) is rejected in favour of another candidate:
 an index whose column is dependent stays at its bound with a multiplier that is identically
 zero (Hastie et al. 2004, sec. 6), which keeps the solution (one of the many optimal ones)
-unique and the system non-singular. At the start, a singular free set is reduced by moving the
+unique and the system non-singular. When a bound index must be freed (its multiplier changes
+sign) and its column is dependent, the optimal points at the event form a line (the null
+vector of the KKT matrix); the engine moves along it until another free variable reaches a
+bound, and that variable takes the freed one's place (a degenerate pivot).
+
+*Non-convex problems.* A negative Schur complement when an index is bordered in, or a
+negative diagonal entry of a rebuilt inverse's variable block, is negative curvature; so is
+a path that fails. Either triggers one eigenvalue check of ``P`` (``_Problem.psd_check``),
+which raises ``ValueError`` naming the matrix when it is not positive semi-definite. At the start, a singular free set is reduced by moving the
 point along the null-space direction of the KKT matrix (an optimal face direction, along which
 the objective is constant) until a variable reaches a bound.
 
@@ -801,6 +809,13 @@ class _Engine:
             res, repairs, singular = attempt(st)
             if res is not None:
                 return res
+            if singular and len(repairs) == 1:
+                # the freed index is dependent on the free set: the solutions at t_new form a
+                # line; move along it (freeing the index into its box) until another free
+                # variable reaches a bound, which swaps places with it (a degenerate pivot)
+                swap = self._swap(seg, st, next(iter(repairs)), t_new)
+                if swap is not None and swap.tobytes() not in seen:
+                    queue.insert(0, (swap, None, -1))
             if singular and parent is not None and flipped >= 0 and st[flipped] == FREE \
                     and flipped not in exempt:
                 exempt.add(flipped)
@@ -849,6 +864,43 @@ class _Engine:
             f"no consistent index sets found at t={t_new:.17g} after trying {tried} "
             f"candidate(s) for the ambiguous indices {S[:20]}; the problem may be degenerate "
             "beyond what the tie resolution handles")
+
+    def _swap(self, seg: _Segment, st: np.ndarray, i: int, t: float) -> np.ndarray | None:
+        """Index sets after freeing ``i`` when its column is dependent on the free set's.
+
+        With ``F`` the free set including ``i``, the KKT matrix of ``F`` has a null vector
+        ``(d, d_nu)``: at ``t`` the points ``x + s d`` are equally optimal. The direction is
+        taken with ``x_i`` moving off its bound into the box, and ``s`` grows until another
+        free variable reaches a bound (ratio test); that variable takes the bound.
+        """
+        prob = self.prob
+        F = np.flatnonzero(st == FREE)
+        R, _ = self._rows_for(F)
+        keys = np.concatenate([F, -R - 1]).astype(np.int64)
+        _, sv, Vt = np.linalg.svd(_KKTInverse.matrix(prob, keys))
+        d = Vt[-1, :F.size]
+        k = int(np.flatnonzero(F == i)[0])
+        if abs(d[k]) <= 1e-8 * float(np.max(np.abs(d))):
+            return None
+        if (seg.state[i] == LOWER) != (d[k] > 0):
+            d = -d
+        x = seg.x + (t - seg.t) * seg.dx
+        lo, hi = prob.lb(t)[F], prob.ub(t)[F]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s_lo = np.where(d < 0, (x[F] - lo) / -d, np.inf)
+            s_hi = np.where(d > 0, (hi - x[F]) / d, np.inf)
+        s_lo[k] = s_hi[k] = np.inf
+        s_lo = np.where(np.isnan(s_lo), np.inf, np.maximum(s_lo, 0.0))
+        s_hi = np.where(np.isnan(s_hi), np.inf, np.maximum(s_hi, 0.0))
+        j_lo, j_hi = int(np.argmin(s_lo)), int(np.argmin(s_hi))
+        if not np.isfinite(min(s_lo[j_lo], s_hi[j_hi])):
+            return None
+        out = st.copy()
+        if s_lo[j_lo] <= s_hi[j_hi]:
+            out[F[j_lo]] = LOWER
+        else:
+            out[F[j_hi]] = UPPER
+        return out
 
     def _refine(self, old: _Segment, new: _Segment, i: int, tau: float) -> _Segment:
         """Move a single-index breakpoint so that the new segment is exact at its start.

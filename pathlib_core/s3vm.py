@@ -70,6 +70,7 @@ __all__ = [
     "conditional_solution",
     "class_balance_bias",
     "check_s3vm_inputs",
+    "s3vm_kkt_residual",
 ]
 
 
@@ -192,6 +193,48 @@ def _objective(K, ylab, lab, beta, b, C, Cu) -> float:
 
 def _upper(lab, C, Cu):
     return np.where(lab, C, Cu)
+
+
+def s3vm_kkt_residual(K, y, labels, theta, *, C, C_unlabeled) -> float:
+    r"""Largest componentwise relative KKT residual of ``theta`` for the interior conditional
+    problem (the box QP of the module docstring) at ``C^* = C_unlabeled``:
+
+    .. math::
+
+        \min_\theta \tfrac12 \theta^\top Q \theta + (b\,\hat y - \mathbf 1)^\top \theta,
+        \quad 0 \le \theta_i \le C \ (i \in L), \quad 0 \le \theta_i \le C^* \ (i \in U),
+        \qquad Q = (\hat y \hat y^\top) \circ K,
+
+    each condition against its own terms (:func:`pathlib_core.kkt.qp_residuals` with
+    ``relative=True``; bound multipliers read off the gradient with no threshold, as in
+    :func:`pathlib_core.svm.svm_kkt_residual`). This is what ``kkt_residuals()`` of
+    :func:`s3vm_path` reports at each breakpoint.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Kernel over labeled and unlabeled points.
+    y : array_like of shape (n,)
+        ``-1, +1`` for labeled points, ``0`` for unlabeled ones.
+    labels : array_like of shape (n,)
+        ``y_hat`` on the unlabeled points (-1 or +1); labeled entries are replaced by ``y``.
+    theta : array_like of shape (n,)
+        Dual variables (``beta = labels * theta``).
+    C, C_unlabeled : float
+        ``C > 0`` and ``C^* >= 0``.
+
+    Returns
+    -------
+    float
+        Zero (to rounding) exactly at the conditional optimum; at most 1.
+    """
+    Kv, yv, lab, unl = check_s3vm_inputs(K, y)
+    ylab = _check_labels(labels, yv, lab, unl)
+    th = as_vector(theta, "theta", length=Kv.shape[0], length_of="K")
+    C = positive_scalar(C, "C")
+    Cu = positive_scalar(C_unlabeled, "C_unlabeled", allow_zero=True)
+    rec = S3VMSolution(ylab * th, 0.0, np.zeros(0), th, ylab.astype(int))
+    return _residual_fn(Kv, lab, class_balance_bias(yv), C)(Cu, rec)
 
 
 def _residual_fn(K, lab, b, C):

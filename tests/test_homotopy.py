@@ -94,3 +94,92 @@ def test_bad_input_raises_value_error(kwargs, match):
     P, q0, q1 = args.pop("P"), args.pop("q0"), args.pop("q1")
     with pytest.raises(ValueError, match=match):
         parametric_qp_path(P, q0, q1, **args)
+
+
+# ---------------------------------------------------------------------------------------------
+# certificates that can fail, non-convex problems, long parameter ranges
+# ---------------------------------------------------------------------------------------------
+def _residual(path, t, x, nu):
+    """The path's residual for a record at t with x (and nu) replaced (bound multipliers
+    recovered from the gradient with no threshold, as for the engine's own records)."""
+    from pathlib_core.kkt import _recover_bounds, _residuals
+
+    d = path.info["_qp"](t)
+    g = d.P @ x + d.q + d.A.T @ nu
+    w_lb, w_ub = _recover_bounds(g, x, d.lb, d.ub, np.inf)
+    return _residuals(d, x, np.zeros(0), nu, w_lb, w_ub, True).max
+
+
+def coherent_perturbation(P, x, free, size=1e-6):
+    """``x`` moved by ``size`` relative on its free coordinates, in the direction that adds up
+    in the free row of ``P x`` where they weigh most; returns (x', that row's share of
+    ``|P| |x|`` in the row's terms, the row)."""
+    absPx = np.abs(P) @ np.abs(x)
+    share = (np.abs(P[:, free]) @ np.abs(x[free])) / np.where(absPx > 0, absPx, 1.0)
+    i = int(np.flatnonzero(free)[np.argmax(share[free])])
+    out = x.copy()
+    out[free] *= 1 + size * np.sign(P[i, free] * x[free])
+    return out, float(share[i]), i
+
+
+def test_perturbed_solution_is_not_certified():
+    from pathlib_core.homotopy import _make_problem
+
+    P, q0, q1 = _box_problem(12, seed=3)
+    A = np.ones((1, 12))
+    kw = dict(A=A, b0=[0.5], b1=[0.2], lb0=-1.0, ub0=1.0, ub1=0.1)
+    path = parametric_qp_path(P, q0, q1, t_start=-2.0, t_end=3.0, **kw)
+    prob = _make_problem(P, q0, q1, A, [0.5], [0.2], -1.0, None, 1.0, 0.1)
+    path.info["_qp"] = prob.qp_data
+    checked = 0
+    for t in path.breakpoints:
+        rec = path.at(t)
+        assert _residual(path, t, rec.x, rec.nu) <= 1e-14
+        lo, hi = prob.lb(t), prob.ub(t)
+        free = (rec.x - lo > 0.01 * (hi - lo)) & (hi - rec.x > 0.01 * (hi - lo))
+        if not free.any():
+            continue
+        wrong, share, i = coherent_perturbation(P, rec.x, free)
+        s_i = (np.abs(P) @ np.abs(rec.x) + np.abs(prob.q(t)) + np.abs(A.T @ rec.nu))[i]
+        weight = share * (np.abs(P) @ np.abs(rec.x))[i] / s_i
+        if weight >= 0.2:
+            assert _residual(path, t, wrong, rec.nu) > 1e-7, t
+            checked += 1
+    assert checked >= 0.75 * len(path)
+
+
+def test_indefinite_P_is_named():
+    rng = np.random.default_rng(0)
+    V, _ = np.linalg.qr(rng.normal(size=(8, 8)))
+    P = (V * np.r_[np.ones(7), -0.5]) @ V.T
+    with pytest.raises(ValueError, match="P must be positive semi-definite"):
+        parametric_qp_path(0.5 * (P + P.T), rng.normal(size=8), rng.normal(size=8), lb0=-1.0,
+                           ub0=1.0, t_start=0.0, t_end=5.0)
+
+
+@pytest.mark.parametrize("t_end", [1e3, 1e8, 1e15])
+def test_long_range_ends_exactly(t_end):
+    """Past the last event the solution is affine in t up to t_end; the end point is solved
+    at t_end (an extrapolation over the segment's length would carry its slopes' rounding)."""
+    P, q0, q1 = _box_problem(10, rank=4, seed=2)
+    path = parametric_qp_path(P, q0, q1, lb0=-1.0, ub0=1.0, ub1=1.0, t_start=0.0,
+                              t_end=t_end)
+    assert path.kkt_residuals().max() <= 1e-13
+    short = parametric_qp_path(P, q0, q1, lb0=-1.0, ub0=1.0, ub1=1.0, t_start=0.0,
+                               t_end=100.0)
+    np.testing.assert_allclose(path.breakpoints[:-1], short.breakpoints[:-1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_deficient_box_qp_with_moving_bound(seed):
+    """P of rank 4 in 10 variables: freeing a bound variable whose column depends on the free
+    set's makes the KKT matrix singular; the solutions then form a line, along which another
+    free variable reaches its bound and takes the freed one's place (5 of these 6 problems
+    raised 'no consistent index sets' before)."""
+    P, q0, q1 = _box_problem(10, rank=4, seed=seed)
+    path = parametric_qp_path(P, q0, q1, lb0=-1.0, ub0=1.0, ub1=1.0, t_start=0.0, t_end=20.0)
+    assert path.kkt_residuals().max() <= 1e-13
+    for t in np.random.default_rng(seed).uniform(0.0, 20.0, 4):
+        x = path.at(t).x
+        _, v_ref = cvxpy_qp(P, q0 + t * q1, -np.ones(10), np.full(10, 1.0 + t))
+        assert 0.5 * x @ P @ x + (q0 + t * q1) @ x == pytest.approx(v_ref, rel=1e-8, abs=1e-8)
