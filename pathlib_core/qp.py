@@ -39,6 +39,7 @@ from scipy.optimize import linprog
 from pathlib_core._validation import check_choice, check_psd, positive_scalar
 from pathlib_core.kkt import KKTResiduals, _qp_data, _QPData, _residuals
 from pathlib_core.linalg import njit
+from pathlib_core.threads import blas_controller, single_blas_thread
 
 __all__ = [
     "ActiveSet",
@@ -53,6 +54,9 @@ __all__ = [
 _FREE, _LOWER, _UPPER, _FIXED = 0, -1, 1, 2
 #: up to this size, every optimal solve ends with a global PSD test of P (a Cholesky factor)
 _PSD_CHECK_ALWAYS = 64
+#: solve_qp limits the BLAS to one thread from this size on (below it the BLAS does not
+#: thread, and the limit would only add its few microseconds per call)
+_BLAS_LIMIT_MIN_N = 64
 _EPS = np.finfo(float).eps
 
 
@@ -634,7 +638,7 @@ class _ActiveSetQP:
         self._absP = None
         self.s_x = np.abs(d.q)  # |q| + |P||x| at the current point (set by _term_scale)
         self.psd_confirmed = False
-        self.work = 0.0  # flops of the reduced-Hessian factorizations so far
+        self.work = 0.0  # flops so far: gradients (n^2 each) and reduced-Hessian factorizations
         if self.pscale > 0.0 and float(np.min(np.diag(self.P))) < -1e-10 * self.pscale:
             self._confirm_psd()  # a negative diagonal entry is negative curvature
 
@@ -643,16 +647,17 @@ class _ActiveSetQP:
 
         Negative curvature outside every working-set subspace the method visited is not
         met by the iterations (a KKT point of a non-convex QP can be a strict local
-        minimizer). When the factorizations of the solve cost at least ten times a
-        Cholesky factorization of ``P`` (``n^3 / 3`` flops), or ``n <= 64`` (where the
-        factorization costs about as much as one iteration's interpreter overhead, some
-        microseconds), ``P + delta I`` is factored
+        minimizer). When the solve has spent at least three times the flops of a Cholesky
+        factorization of ``P`` (``n^3 / 3``; counting the gradients, ``n^2`` per iteration,
+        and the reduced-Hessian factorizations), or ``n <= 64`` (where the factorization
+        costs about as much as one iteration's interpreter overhead, some microseconds),
+        ``P + delta I`` is factored
         (``delta`` = ``n eps max|P|``, above the rounding of a PSD matrix) and a failure is
         confirmed by :meth:`_confirm_psd`. Short solves (warm starts) skip it.
         """
         if self.psd_confirmed or self.pscale == 0.0:
             return
-        if self.n > _PSD_CHECK_ALWAYS and self.work < 10.0 * self.n ** 3 / 3.0:
+        if self.n > _PSD_CHECK_ALWAYS and self.work < float(self.n) ** 3:
             return
         delta = 10.0 * self.n * _EPS * self.pscale
         S = self.P.copy()
@@ -1025,6 +1030,7 @@ class _ActiveSetQP:
         while self.n_iter < self.max_iter:
             self.n_iter += 1
             g = self.P @ x + d.q
+            self.work += float(self.n) ** 2
             self._term_scale(x)
             if not at_min:
                 p, kind = self._direction(x, g)
@@ -1170,7 +1176,7 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
     Wright, sec. 16.5); no blocking constraint means the problem is unbounded
     (``status="unbounded"``). Otherwise the minimum-norm Newton step is taken. At a minimizer
     of the working set the multipliers are computed by least squares; the constraint with the
-    most negative (normalized) multiplier is dropped. Ties in the ratio test are broken by the
+    most negative relative multiplier is dropped. Ties in the ratio test are broken by the
     smallest index; after three consecutive zero-length steps the drop rule switches to
     Bland's smallest-index rule until progress resumes. An iteration cap bounds the rest.
 
@@ -1187,6 +1193,32 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
     ``_ActiveSetQP.crash``) first guess many active bounds at once; they count as iterations
     (``info["n_crash"]``). Every iteration refactors the working-set subproblem (no factor
     updates), so one iteration costs ``O(k^3)`` for ``k`` free variables.
+
+    **Scale.** The method runs on an equilibrated copy of the problem: Ruiz's diagonal
+    scaling of the KKT matrix ``[[P, A', G'], [A, 0, 0], [G, 0, 0]]`` and a scaling of the
+    objective, all by powers of two (so the copy has exactly the solutions of the given
+    problem, ``x = D x~``, and the multipliers map back exactly, with no rounding; see
+    ``_Scaling``). It is used when some factor lies outside ``[2^-4, 2^4]``, so variables
+    and constraints given in units 1e-8 apart are solved like the unscaled problem, in about
+    the same number of iterations; ``info["scaling"]`` then holds the factors. Every test is
+    relative to the data, per coordinate: a multiplier is negative when it is below
+    ``-tol`` times the size of the terms of its stationarity row, ``(|q| + |P||x| + |A|'|nu|
+    + |G|'|z|)_i`` (the relative dual residual of :mod:`pathlib_core.kkt`), and a bound or
+    a row holds within ``max(1e3 tol, 1e-9)`` times the box width or the size of its terms.
+
+    **Convexity.** ``P`` must be positive semi-definite. The method checks it where it meets
+    negative curvature (a negative diagonal entry, a reduced Hessian with an eigenvalue below
+    minus its rounding level, a search direction of negative curvature) and, at an optimum,
+    by a Cholesky factorization of ``P + n eps max|P| I`` when ``n <= 64`` or when the solve
+    has already spent three times its flops; a failure is confirmed on the eigenvalues
+    (:func:`pathlib_core._validation.check_psd`) and raises :class:`NotPSDError`, a
+    ``ValueError`` naming ``P``. A short (warm-started) solve of a large non-convex problem
+    can miss negative curvature that its working sets never touch; PSD input pays nothing
+    but that closing factorization.
+
+    **Threads.** For ``n >= 64`` the solve runs with one BLAS thread (restored on return,
+    see :mod:`pathlib_core.threads`); smaller problems are below the sizes where the BLAS
+    threads, and skip the few microseconds the limit costs.
 
     Parameters
     ----------
@@ -1207,7 +1239,8 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
         the bounds and corrected for ``A x = b`` by least squares; when that fails, the phase 1
         LP projects it onto the feasible set.
     tol : float
-        Optimality tolerance: multipliers count as negative below ``-tol * (1 + |gradient|)``.
+        Optimality tolerance: a multiplier counts as negative below ``-tol`` times the size
+        of the terms of the stationarity rows it enters (see **Scale** above).
     max_iter : int, optional
         Iteration cap (default ``10 (n + m_G) + 100``); ``status="max_iter"`` when reached.
 
@@ -1219,13 +1252,17 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
         gives the residuals. ``info`` holds ``"start"`` (how the first point was found:
         ``"lp-simplex"``, ``"warm"``, ``"warm-repaired"``, ``"phase1-from-warm"``, ``"zero"``,
         ``"phase1"``),
-        ``"n_add"``, ``"n_drop"``, ``"n_crash"`` and, when unbounded, the ray
-        ``"unbounded_direction"``.
+        ``"n_add"``, ``"n_drop"``, ``"n_crash"``, when the problem was equilibrated
+        ``"scaling"`` (``"columns"``, ``"rows_G"``, ``"rows_A"``, ``"objective"``: the
+        powers of two of ``_Scaling``) and, when unbounded, the ray
+        ``"unbounded_direction"`` (in the user's units).
 
     Raises
     ------
     ValueError
-        Bad input (shapes, NaN, ``lb > ub``, asymmetric ``P``, ...), naming the argument.
+        Bad input (shapes, NaN, ``lb > ub``, asymmetric ``P``, ...), naming the argument;
+        :class:`NotPSDError` (a ``ValueError``) when ``P`` is found not positive
+        semi-definite (see **Convexity**).
     QPSolverError
         An unrecoverable numerical failure (the phase-1 LP failing for another reason than
         infeasibility, a failed factorization); never a bare ``LinAlgError``.
@@ -1234,6 +1271,13 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
     tol = positive_scalar(tol, "tol")
     iters = _max_iter(max_iter, d)
     x_w, state, gw = _parse_warm(warm_start, d)
+    if d.n < _BLAS_LIMIT_MIN_N:
+        return _solve_guarded(d, tol, iters, x_w, state, gw)
+    with blas_controller().limit(limits=1, user_api="blas"):
+        return _solve_guarded(d, tol, iters, x_w, state, gw)
+
+
+def _solve_guarded(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
     try:
         return _solve(d, tol, iters, x_w, state, gw)
     except np.linalg.LinAlgError as exc:  # pragma: no cover - defensive
@@ -1379,6 +1423,7 @@ def _cvxpy_solve(prob, solver: str, options: dict) -> tuple[str, int, str]:
     return status, n_iter, str(prob.status)
 
 
+@single_blas_thread
 def solve_qp_cvxpy(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
                    solver: str = "CLARABEL", tol: float = 1e-10) -> QPResult:
     r"""Solve the QP of :func:`solve_qp` with cvxpy: the independent reference solution.
@@ -1476,6 +1521,7 @@ def _active_from_solution(d: _QPData, x, z, w_lb, w_ub, tol: float) -> ActiveSet
 # ---------------------------------------------------------------------------------------------
 # Linear programs
 # ---------------------------------------------------------------------------------------------
+@single_blas_thread
 def solve_lp(c, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
              tol: float = 1e-10) -> QPResult:
     r"""Solve a linear program with HiGHS (``scipy.optimize.linprog(method="highs")``).

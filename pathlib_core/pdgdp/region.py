@@ -52,9 +52,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from .._validation import as_binary_labels, as_kernel, as_vector, positive_scalar
+from .._validation import as_binary_labels, as_kernel, as_vector, check_psd, positive_scalar
 from ..kkt import KKTResiduals, qp_residuals
-from ..qp import QPResult, solve_qp
+from ..qp import NotPSDError, QPResult, solve_qp
+from ..threads import single_blas_thread
 
 __all__ = ["CriticalRegion", "critical_region", "solve_svm_dual"]
 
@@ -62,6 +63,8 @@ __all__ = ["CriticalRegion", "critical_region", "solve_svm_dual"]
 _RANK_RTOL = 1e-11
 #: ``M`` is factored by LU when its estimated reciprocal condition number exceeds this
 _LU_RCOND = 1e-10
+#: libsvm's iteration cap (per sample, plus 10^4) before the active-set solver takes over
+_LIBSVM_MAX_ITER_PER_SAMPLE = 100
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,17 +110,34 @@ class _FactorQ:
 # ---------------------------------------------------------------------------------------------
 def _solve_dual(qop, y: np.ndarray, upper: np.ndarray, warm_start=None,
                 tol: float = 1e-12) -> QPResult:
+    """The dual by :func:`pathlib_core.qp.solve_qp`; an error (never a status) otherwise.
+
+    The dual is feasible (``alpha = 0``) and bounded (a box) for any ``upper > 0``, so a
+    status other than ``"optimal"`` is a numerical failure: a ``RuntimeError`` naming it.
+    A kernel that is not positive semi-definite makes the dual non-convex: ``ValueError``
+    naming ``K`` (with the eigenvalues of ``K``).
+    """
     n = y.shape[0]
-    res = solve_qp(qop.dense(), -np.ones(n), A=y[None, :], b=[0.0], lb=0.0, ub=upper,
-                   warm_start=warm_start, tol=tol)
-    if res.status != "optimal" and warm_start is not None:  # a far-away warm start: go cold
-        res = solve_qp(qop.dense(), -np.ones(n), A=y[None, :], b=[0.0], lb=0.0, ub=upper,
-                       tol=tol)
+    Q = qop.dense()
+    try:
+        res = solve_qp(Q, -np.ones(n), A=y[None, :], b=[0.0], lb=0.0, ub=upper,
+                       warm_start=warm_start, tol=tol)
+        if res.status != "optimal" and warm_start is not None:  # far-away warm start: cold
+            res = solve_qp(Q, -np.ones(n), A=y[None, :], b=[0.0], lb=0.0, ub=upper, tol=tol)
+    except NotPSDError as exc:
+        K = np.outer(y, y) * Q  # Q = (y y') o K with y in {-1, +1}
+        check_psd(K, "K")  # raises with the eigenvalues of K itself
+        raise ValueError(f"K must be positive semi-definite (a valid kernel): the SVM dual "
+                         f"met negative curvature ({exc})") from exc
     if res.status != "optimal":
-        raise RuntimeError(f"the SVM dual QP did not solve (status {res.status!r})")
+        raise RuntimeError(
+            f"the SVM dual QP (n = {n}) did not reach an optimum: status {res.status!r} after "
+            f"{res.n_iter} active-set iterations (a numerical failure: the dual is feasible "
+            "and bounded for every positive upper bound)")
     return res
 
 
+@single_blas_thread
 def solve_svm_dual(K, y, upper, *, warm_start=None) -> QPResult:
     r"""Solve the SVM dual with per-sample upper bounds by the active-set solver.
 
@@ -142,6 +162,14 @@ def solve_svm_dual(K, y, upper, *, warm_start=None) -> QPResult:
     -------
     QPResult
         From :func:`pathlib_core.qp.solve_qp`; ``nu[0]`` is the intercept ``b``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``K``, ``y`` or ``upper`` (naming the argument), or a kernel that is not
+        positive semi-definite (as in :func:`critical_region`).
+    RuntimeError
+        The dual QP failed numerically.
     """
     Kv, yv, uv = _validate(K, y, upper)
     return _solve_dual(_DenseQ(np.outer(yv, yv) * Kv), yv, uv, warm_start)
@@ -519,15 +547,25 @@ def _region_libsvm(K: np.ndarray, y: np.ndarray, u: np.ndarray, tol: float,
     (:func:`pathlib_core.qp.solve_qp`) finishes from libsvm's point. Returns the region and the
     active-set result (``None`` when libsvm's sets were right).
     """
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import SVC
 
     qop = _DenseQ(np.outer(y, y) * K) if qop is None else qop
-    svc = SVC(kernel="precomputed", C=1.0, tol=1e-8, cache_size=100)
-    svc.fit(K, y, sample_weight=u)
-    a = np.zeros(y.shape[0])
+    n = y.shape[0]
+    # libsvm's own iteration limit is 10^7 (minutes at extreme C); past this cap the
+    # active-set solver finishes from libsvm's point
+    svc = SVC(kernel="precomputed", C=1.0, tol=1e-8, cache_size=100,
+              max_iter=_LIBSVM_MAX_ITER_PER_SAMPLE * n + 10_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc.fit(K, y, sample_weight=u)
+    a = np.zeros(n)
     a[svc.support_] = np.abs(svc.dual_coef_[0])
-    a = np.clip(a, 0.0, u)
     b = float(svc.intercept_[0])
+    if not (np.all(np.isfinite(a)) and np.isfinite(b)):  # libsvm overflowed: solve afresh
+        res = _solve_dual(qop, y, u)
+        return _region_from_qp(qop, y, u, res, tol), res
+    a = np.clip(a, 0.0, u)
     rel = 1e-6
     state = np.zeros(y.shape[0], dtype=np.int8)
     state[a <= rel * u] = 1
@@ -539,6 +577,7 @@ def _region_libsvm(K: np.ndarray, y: np.ndarray, u: np.ndarray, tol: float,
     return _region_from_qp(qop, y, u, res, tol), res
 
 
+@single_blas_thread
 def critical_region(K, y, upper, *, warm_start=None, tol: float = 1e-9) -> CriticalRegion:
     r"""Solve the SVM dual at ``upper`` and return its critical region (Theorem 1).
 
@@ -574,7 +613,12 @@ def critical_region(K, y, upper, *, warm_start=None, tol: float = 1e-9) -> Criti
     ------
     ValueError
         A kernel that is not square and symmetric, labels not in two classes, bounds of the
-        wrong length, non-positive or non-finite bounds.
+        wrong length, non-positive or non-finite bounds; a kernel that is not positive
+        semi-definite (found where the active-set solver meets negative curvature, or by its
+        closing Cholesky test, and confirmed on the eigenvalues of ``K``; see
+        :func:`pathlib_core.qp.solve_qp`).
+    RuntimeError
+        The dual QP failed numerically (it is feasible and bounded for positive bounds).
     """
     Kv, yv, uv = _validate(K, y, upper)
     tol = positive_scalar(tol, "tol")
