@@ -105,3 +105,26 @@ def test_bad_n_steps():
     K, y, _ = _data()
     with pytest.raises(ValueError, match="n_steps"):
         annealing_tsvm(K, y, C=1.0, C_unlabeled=1.0, n_steps=0)
+
+
+def _indefinite_kernels():
+    K, y, _ = _data(n=40)
+    X = np.random.default_rng(1).normal(size=(40, 3))
+    R = K
+    w, V = np.linalg.eigh(R)
+    yield "sigmoid", np.tanh(0.5 * X @ X.T - 1.0), y
+    yield "rbf minus identity", R - 0.3 * np.eye(40), y
+    # one negative eigenvalue along R's smallest eigenvector: every 2 x 2 principal minor is
+    # still non-negative, so only the solvers' negative curvature reveals it
+    Kn = R - (w[0] + 1e-2) * np.outer(V[:, 0], V[:, 0])
+    yield "passes the 2 x 2 screen", 0.5 * (Kn + Kn.T), y
+
+
+@pytest.mark.parametrize("case", list(_indefinite_kernels()), ids=lambda c: c[0])
+@pytest.mark.parametrize("method", [cccp_tsvm, annealing_tsvm])
+def test_indefinite_kernel_is_named(case, method):
+    """A kernel that is not PSD makes the inner problems non-convex: the baselines used to
+    return a stationary point silently; they raise ValueError naming K."""
+    _, K, y = case
+    with pytest.raises(ValueError, match="K must be positive semi-definite"):
+        method(K, y, C=10.0, C_unlabeled=10.0)
