@@ -652,10 +652,11 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
         ``C^* = C``; larger values are allowed (the problem stays well defined: the unlabeled
         points then weigh more than the labeled ones).
     boundary_tol : float
-        A point counts as on the boundary when ``y_hat_i f(x_i) <= boundary_tol * m``, with
-        ``m = max(1, min(C s, sum_i |beta_i| s))`` in the kernel's normalized units (``s`` the
-        power of two of the normalization below; ``sum |beta| s`` bounds the size of the
-        terms of ``f``, so the tolerance follows the rounding level of the margins, not ``C``).
+        A point counts as on the boundary when ``y_hat_i f(x_i) <= tol``, ``tol`` the larger
+        of ``boundary_tol * min(max(1, min(C s, M)), 1e3)`` and ``256 eps M``, with ``M =
+        max_i (|K| |beta|)_i`` the size of the terms of the margins (in the kernel's normalized
+        units, ``s`` the power of two of the normalization below): a margin is zero to within
+        its own rounding, whatever ``C``.
     refactor_every : int
         Passed to the homotopy engine.
     max_jumps : int, optional
@@ -761,10 +762,15 @@ def _trace_s3vm(Kv, yv, lab, unl, C, Cmax, btol, refactor_every, max_j, engine, 
     n = Kv.shape[0]
     b = class_balance_bias(yv)
     idx_u = np.flatnonzero(unl)
-    fscale = [max(1.0, C)]  # upper bound of the size of the terms of f (updated below)
+    fscale = [max(1.0, C)]  # the size of the terms of f (updated below)
+    absK = np.abs(Kv)
 
     def tol_now(rec):
-        fscale[0] = max(1.0, min(C, float(np.sum(np.abs(rec.coef)))))
+        # M: the size of the margins' terms, |K| |beta| (|b| <= 1). A margin counts as zero
+        # within boundary_tol max(1, min(C, M)) (at most 1e3 boundary_tol) or within 256 eps M,
+        # its own rounding, whichever is larger
+        M = float(np.max(absK @ np.abs(rec.coef)))
+        fscale[0] = max(min(max(1.0, min(C, M)), 1e3), 256 * np.finfo(float).eps * M / btol)
         return btol * fscale[0]
 
     # C* = 0: the supervised SVM with the fixed bias (unlabeled thetas are 0)
