@@ -702,9 +702,9 @@ class _ActiveSetQP:
         if nz.size and self.pscale > 0.0:
             if self._absP is None:
                 self._absP = np.abs(self.P)
-            if 2 * nz.size > x.size:
+            if 8 * nz.size > x.size:
                 s = s + self._absP @ np.abs(x)
-            else:
+            else:  # a few nonzeros: a column subset is cheaper than the full product
                 s = s + self._absP[:, nz] @ np.abs(x[nz])
         self.s_x = s
         return s
@@ -713,9 +713,9 @@ class _ActiveSetQP:
         """``|q| + |P||x| + |A|'|nu| + |G|'|z|``: the scale of each stationarity row."""
         s = self.s_x
         if nu.size:
-            s = s + np.abs(self.d.A).T @ np.abs(nu)
+            s = s + self.feas.absA.T @ np.abs(nu)
         if z.size:
-            s = s + np.abs(self.d.G).T @ np.abs(z)
+            s = s + self.feas.absG.T @ np.abs(z)
         return s
 
     @staticmethod
@@ -905,7 +905,7 @@ class _ActiveSetQP:
         s = self._stat_scale(nu, z)
         k, val = _most_negative_bound(self.state, w_lb, w_ub, s, self.tol, self.bland)
         if self.mG and not (self.bland and k >= 0):
-            share = np.max(np.abs(self.d.G) * self._relative(np.ones(self.n), s)[None, :],
+            share = np.max(self.feas.absG * self._relative(np.ones(self.n), s)[None, :],
                            axis=1)
             zs = np.where(self.gw, z * share, np.inf)
             neg = np.flatnonzero(zs < -self.tol)
@@ -1027,12 +1027,12 @@ class _ActiveSetQP:
         at_min = False
         status = "max_iter"
         ray = None
+        self._term_scale(x)
         while self.n_iter < self.max_iter:
             self.n_iter += 1
             g = self.P @ x + d.q
             self.work += float(self.n) ** 2
-            self._term_scale(x)
-            if not at_min:
+            if not at_min:  # (the step's threshold uses the last term scale: a scale only)
                 p, kind = self._direction(x, g)
                 pn = float(np.max(np.abs(p)))
                 if not np.isfinite(pn):
@@ -1051,6 +1051,7 @@ class _ActiveSetQP:
                         at_min = kind == "newton"
                     self._count_zero_step(alpha * pn)
                     continue
+            self._term_scale(x)
             nu, z, w_lb, w_ub = self._multipliers(g)
             drop = self._to_drop(nu, z, w_lb, w_ub)
             if drop is None:

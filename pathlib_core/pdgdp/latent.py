@@ -66,8 +66,9 @@ from .._validation import (
     positive_int,
     positive_scalar,
 )
-from ..qp import QPResult
-from .region import CriticalRegion, _FactorQ, _region_from_qp, _solve_dual
+from ..qp import QPResult, _ruiz_pow2, solve_qp
+from ..threads import single_blas_thread
+from .region import _apply_inverse, _factor
 
 __all__ = [
     "LatentSVMResult",
@@ -186,6 +187,7 @@ def _check_theta(theta, n_pos: int, M: int) -> np.ndarray:
     return np.clip(T, 0.0, None) / np.clip(T, 0.0, None).sum(axis=1, keepdims=True)
 
 
+@single_blas_thread
 def latent_objective(X, y, weights, intercepts, *, sigma: float = 0.01,
                      eta: float | None = None) -> float:
     r"""The latent-SVM training objective ``J(W, b)`` (module docstring) of given weights.
@@ -214,6 +216,7 @@ def latent_objective(X, y, weights, intercepts, *, sigma: float = 0.01,
     return _objective(Xv, yv, W, b, sigma, _weights(yv, _check_eta(eta, yv)))
 
 
+@single_blas_thread
 def kmeans_init(X, y, n_states: int, *, seed: int = 0) -> np.ndarray:
     """One-hot hidden-state weights of the positives from k-means cluster labels.
 
@@ -264,16 +267,204 @@ def _check_states(n_states, n_pos: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# The inner problem: M weighted SVM duals sharing one Q
+# The inner problem: M weighted linear SVMs, in the augmented (primal-dual) form
 # ---------------------------------------------------------------------------------------------
+class _LinearSVM:
+    r"""The weighted linear SVM of one component, solved and differentiated stably.
+
+    The dual of a component, ``min 1/2 a'Q a - 1'a`` with ``Q = Z Z' / sigma`` and ``Z = diag(y)
+    X``, is ill-conditioned when ``sigma`` is small against the feature scale: the weights
+    ``w = X'(y o a) / sigma`` are then a small difference of large terms (features scaled by
+    1e8 at ``sigma = 0.01`` leave no correct digit in ``w``, and the QP on ``Q`` wanders). It
+    is solved instead in the *lifted* form, with ``v = Z'a / sqrt(sigma)`` as extra variables,
+
+    .. math::
+
+        \min_{v, a} \tfrac12 \lVert v \rVert^2 - \mathbf 1^\top a
+        \quad\text{s.t.}\quad v - Z^\top a / \sqrt\sigma = 0, \; y^\top a = 0,
+        \; 0 \le a \le u,
+
+    whose multipliers give ``w = -nu_v / sqrt(sigma)`` and the intercept ``b = nu_b`` from the
+    margin conditions, without cancellation (the augmented system of a least-squares problem
+    instead of its normal equations). The problem is the same, so the solution is the
+    component's exact SVM at any scale; :func:`pathlib_core.qp.solve_qp` equilibrates it by
+    powers of two.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, sigma: float):
+        l, p = X.shape
+        self.X, self.y, self.sigma, self.p = X, y, sigma, p
+        N = l + p
+        P = np.zeros((N, N))
+        P[np.arange(p), np.arange(p)] = 1.0
+        A = np.zeros((p + 1, N))
+        A[np.arange(p), np.arange(p)] = 1.0
+        A[:p, p:] = -(y[:, None] * X).T / np.sqrt(sigma)
+        A[p, p:] = y
+        self.P, self.A = P, A
+        self.q = np.concatenate([np.zeros(p), -np.ones(l)])
+        self.lb = np.concatenate([np.full(p, -np.inf), np.zeros(l)])
+
+    def solve(self, u: np.ndarray, warm: QPResult | None) -> QPResult:
+        """The lifted QP at the bounds ``u`` (an error, never a status, when it fails)."""
+        ub = np.concatenate([np.full(self.p, np.inf), u])
+        kw = dict(A=self.A, b=np.zeros(self.p + 1), lb=self.lb, ub=ub, tol=1e-12)
+        res = solve_qp(self.P, self.q, warm_start=warm, **kw)
+        if res.status != "optimal" and warm is not None:  # a far-away warm start: go cold
+            res = solve_qp(self.P, self.q, **kw)
+        if res.status != "optimal":
+            raise RuntimeError(
+                f"the SVM dual of a component (n = {u.size}) did not reach an optimum: "
+                f"status {res.status!r} after {res.n_iter} active-set iterations (a numerical "
+                "failure: the dual is feasible and bounded for every bound u >= 0)")
+        return res
+
+    def region(self, u: np.ndarray, res: QPResult, tol: float) -> _LinearRegion:
+        """The critical region of the solution ``res`` at ``u``."""
+        p = self.p
+        a = np.clip(res.x[p:], 0.0, u)
+        w = -res.nu[:p] / np.sqrt(self.sigma)
+        b = float(res.nu[p])
+        g = self.y * (self.X @ w + b) - 1.0
+        state = np.zeros(u.size, dtype=np.int8)
+        state[res.active.at_lower[p:]] = 1
+        state[res.active.at_upper[p:]] = 2
+        zero = u <= 0.0  # alpha_i = 0 is fixed; as u_i grows it stays (g_i >= 0) or tracks u_i
+        state[zero & (g >= 0)] = 1
+        state[zero & (g < 0)] = 2
+        return _LinearRegion(self, u, state, a, w, b, tol)
+
+
+class _LinearRegion:
+    r"""Theorem 1's closed form for a linear kernel, in augmented form.
+
+    With fixed index sets ``F``, ``L``, ``U`` the KKT conditions of a component are the
+    square linear system in ``(w, b, alpha_F)``
+
+    .. math::
+
+        \begin{bmatrix} \sigma I & 0 & -X_F^\top Y_F \\ 0 & 0 & -y_F^\top \\
+            -Y_F X_F & -y_F & 0 \end{bmatrix}
+        \begin{bmatrix} w \\ b \\ \alpha_F \end{bmatrix} =
+        \begin{bmatrix} X_U^\top Y_U u_U \\ y_U^\top u_U \\ -\mathbf 1_F \end{bmatrix},
+
+    (stationarity in ``w``, ``y' alpha = 0``, the margins ``y_i (x_i' w + b) = 1`` on ``F``),
+    affine in ``u``; eliminating ``w`` gives the system ``M`` of
+    :class:`~pathlib_core.pdgdp.region.CriticalRegion`, whose product ``X X' / sigma`` loses
+    the digits this form keeps. The matrix is equilibrated by powers of two and factored as in
+    the region module (LU, else a symmetric eigendecomposition for singular index sets). The
+    margins ``g = y o (X w + b) - 1`` come from ``w`` directly. The private interface is that
+    of ``CriticalRegion`` (``_evaluate``, ``_violation``, ``_tol``) plus :meth:`weights`.
+    """
+
+    def __init__(self, svm: _LinearSVM, u0, state, a, w, b, tol):
+        X, y, p, sigma = svm.X, svm.y, svm.p, svm.sigma
+        self._X, self._y, self._tol = X, y, tol
+        self.upper0 = u0.copy()
+        F, L, U = (np.flatnonzero(state == k) for k in (0, 1, 2))
+        self._F, self._L, self._U = F, L, U
+        k = F.size
+        m = p + 1 + k
+        Kmat = np.zeros((m, m))
+        Kmat[:p, :p] = sigma * np.eye(p)
+        YX_F = y[F, None] * X[F]
+        Kmat[:p, p + 1:] = -YX_F.T
+        Kmat[p + 1:, :p] = -YX_F
+        Kmat[p, p + 1:] = -y[F]
+        Kmat[p + 1:, p] = -y[F]
+        # symmetric power-of-two equilibration (exact), then LU or a pseudo-inverse
+        D = _ruiz_pow2(Kmat, np.zeros((0, m)), np.zeros((0, m)), np.zeros(m), True, 30)[0]
+        self._D = D
+        self._fac = _factor(D[:, None] * Kmat * D[None, :])
+        self.degenerate = "no-free" if k == 0 else ("" if self._fac[0] is not None else
+                                                    "singular")
+        # right-hand side r(u) = r0 + B u_U
+        B = np.zeros((m, U.size))
+        if U.size:
+            B[:p] = (y[U, None] * X[U]).T
+            B[p] = y[U]
+        rhs0 = np.zeros(m)
+        rhs0[p + 1:] = -1.0
+        xi = np.concatenate([w, [b], a[F]])
+        r = rhs0 + (B @ u0[U] if U.size else 0.0)
+        xi = xi + self._solve(r - Kmat @ xi)  # one refinement step (exact when regular)
+        self._xi0 = xi
+        self._dxi = self._solve(B) if U.size else np.zeros((m, 0))
+        self._p = p
+
+    def _solve(self, R: np.ndarray) -> np.ndarray:
+        D = self._D if R.ndim == 1 else self._D[:, None]
+        return D * _apply_inverse(*self._fac, D * R)
+
+    @property
+    def n_free(self) -> int:
+        return int(self._F.size)
+
+    def _state(self, u: np.ndarray):
+        p, F, U = self._p, self._F, self._U
+        xi = self._xi0 + self._dxi @ (u[U] - self.upper0[U]) if U.size else self._xi0
+        a = np.zeros(u.shape[0])
+        a[F] = xi[p + 1:]
+        a[U] = u[U]
+        return a, xi[:p], float(xi[p])
+
+    def _b_interval(self, yxw: np.ndarray) -> tuple[float, float]:
+        """Interval of ``b`` with ``g_L >= 0`` and ``g_U <= 0`` (``g = yxw - 1 + b y``)."""
+        y, L, U = self._y, self._L, self._U
+        c = 1.0 - yxw
+        lows = np.concatenate([c[L][y[L] > 0], -c[U][y[U] < 0]])
+        highs = np.concatenate([-c[L][y[L] < 0], c[U][y[U] > 0]])
+        return (float(np.max(lows)) if lows.size else -np.inf,
+                float(np.min(highs)) if highs.size else np.inf)
+
+    def _full(self, u: np.ndarray):
+        a, w, b = self._state(u)
+        yxw = self._y * (self._X @ w)
+        if self.degenerate == "no-free":
+            lo, hi = self._b_interval(yxw)
+            if lo <= hi:
+                b = float(np.clip(b, lo, hi))
+        return a, w, b, yxw + b * self._y - 1.0, yxw
+
+    def _evaluate(self, u: np.ndarray):
+        """``(alpha, b, g)`` at ``u`` (``g = y o (X w + b) - 1``, the margins minus one)."""
+        a, _, b, g, _ = self._full(u)
+        return a, b, g
+
+    def weights(self, u: np.ndarray) -> np.ndarray:
+        """The component's weight vector ``w(u)`` (affine in ``u`` inside the region)."""
+        return self._state(u)[1]
+
+    def _violation(self, u: np.ndarray) -> float:
+        """Largest violation of the region's conditions at ``u``, relative to their scale."""
+        a, _, b, g, yxw = self._full(u)
+        F, L, U, y = self._F, self._L, self._U, self._y
+        ua = max(float(np.max(np.abs(u))), float(np.max(np.abs(self.upper0))), 1e-300)
+        gs = 1.0 + float(np.max(np.abs(g)))
+        v = 0.0
+        if F.size:
+            v = max(v, float(np.max(-a[F])) / ua, float(np.max(a[F] - u[F])) / ua,
+                    float(np.max(np.abs(g[F]))) / gs)
+        if L.size:
+            v = max(v, float(np.max(-g[L])) / gs)
+        if U.size:
+            v = max(v, float(np.max(g[U])) / gs)
+        if self.degenerate == "no-free":
+            v = max(v, abs(float(y[U] @ u[U])) / ua if U.size else 0.0)
+            lo, hi = self._b_interval(yxw)
+            if lo > hi:
+                v = max(v, (lo - hi) / gs)
+        return v
+
+
 class _Components:
     """Evaluates ``J(theta)``, its gradient and the component models, with region caching."""
 
     def __init__(self, X, y, M, sigma, c, *, cache_size: int = 16, use_regions: bool = True):
         self.X, self.y, self.M, self.sigma, self.c = X, y, M, sigma, c
         self.pos = np.flatnonzero(y > 0)
-        self.qop = _FactorQ(y[:, None] * X / np.sqrt(sigma))
-        self.cache: list[list[CriticalRegion]] = [[] for _ in range(M)]
+        self.svm = _LinearSVM(X, y, sigma)
+        self.cache: list[list[_LinearRegion]] = [[] for _ in range(M)]
         self.last: list[QPResult | None] = [None] * M
         self.cache_size, self.use_regions = cache_size, use_regions
         self.n_qp = self.n_hits = 0
@@ -283,7 +474,7 @@ class _Components:
         u[self.pos] *= theta[:, m]
         return u
 
-    def region(self, u: np.ndarray, m: int) -> CriticalRegion:
+    def region(self, u: np.ndarray, m: int) -> _LinearRegion:
         if self.use_regions:
             for k, R in enumerate(self.cache[m]):
                 if R._violation(u) <= R._tol:
@@ -291,10 +482,10 @@ class _Components:
                     if k:  # most recently used first
                         self.cache[m].insert(0, self.cache[m].pop(k))
                     return R
-        res = _solve_dual(self.qop, self.y, u, self.last[m])
+        res = self.svm.solve(u, self.last[m])
         self.n_qp += 1
         self.last[m] = res
-        R = _region_from_qp(self.qop, self.y, u, res, 1e-9)
+        R = self.svm.region(u, res, 1e-9)
         self.cache[m].insert(0, R)
         del self.cache[m][self.cache_size:]
         return R
@@ -309,7 +500,7 @@ class _Components:
             u = self.bounds(theta, m)
             R = self.region(u, m)
             a, bm, g = R._evaluate(u)
-            W[m] = self.X.T @ (self.y * a) / self.sigma
+            W[m] = R.weights(u)
             b[m] = bm
             xi = np.maximum(-g, 0.0)  # hinge slacks 1 - y_i f_m(x_i), clipped at 0
             # primal value of component m (= -V(u) by strong duality)
@@ -407,6 +598,7 @@ def _assignment(X, y, W, b) -> np.ndarray:
     return T
 
 
+@single_blas_thread
 def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float = 0.01,
                      eta: float | None = None, theta0=None, max_iter: int | None = None,
                      step: float | None = None, seed: int = 0, record_theta: bool = True,
@@ -656,6 +848,7 @@ def _sgd(comp: _Components, theta, n_epochs, t0, seed):
     return {**hist, "W": W, "b": b, "n_iter": n_epochs, "converged": False}
 
 
+@single_blas_thread
 def hidden_state_objective(X, y, theta, *, sigma: float = 0.01, eta: float | None = None):
     r"""``J(theta)`` and its gradient ``c_i xi_im`` by exact dual solves (for checks).
 
@@ -741,6 +934,7 @@ def _count_partitions(n: int, M: int, cap: int) -> int:
     return min(sum(row), cap)
 
 
+@single_blas_thread
 def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
                           eta: float | None = None, max_assignments: int = 20000):
     r"""Global minimum of the latent-SVM objective by enumerating hard assignments.

@@ -47,6 +47,7 @@ import numpy as np
 
 from .._validation import as_binary_labels, as_matrix, as_vector, check_choice, positive_scalar
 from ..kernels import ard_rbf_gradient_contract, ard_rbf_kernel
+from ..threads import single_blas_thread
 from .region import CriticalRegion, _DenseQ, _region_from_state, _region_libsvm
 
 __all__ = [
@@ -354,6 +355,7 @@ class SelectionResult:
 # ---------------------------------------------------------------------------------------------
 # Algorithm 2 and the baselines
 # ---------------------------------------------------------------------------------------------
+@single_blas_thread
 def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdgdp",
                            budget: int = 186, max_iter: int = 350, C0: float = 1.0,
                            gamma0: float = 0.5, scales0=None, costs=(1.0, 1.0),
