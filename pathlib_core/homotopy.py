@@ -56,14 +56,15 @@ zero (Hastie et al. 2004, sec. 6), which keeps the solution (one of the many opt
 unique and the system non-singular. When a bound index must be freed (its multiplier changes
 sign) and its column is dependent, the optimal points at the event form a line (the null
 vector of the KKT matrix); the engine moves along it until another free variable reaches a
-bound, and that variable takes the freed one's place (a degenerate pivot).
+bound, and that variable takes the freed one's place (a degenerate pivot). At the start, a
+singular free set is reduced by moving the point along the null-space direction of the KKT
+matrix (an optimal face direction, along which the objective is constant) until a variable
+reaches a bound.
 
 *Non-convex problems.* A negative Schur complement when an index is bordered in, or a
 negative diagonal entry of a rebuilt inverse's variable block, is negative curvature; so is
 a path that fails. Either triggers one eigenvalue check of ``P`` (``_Problem.psd_check``),
-which raises ``ValueError`` naming the matrix when it is not positive semi-definite. At the start, a singular free set is reduced by moving the
-point along the null-space direction of the KKT matrix (an optimal face direction, along which
-the objective is constant) until a variable reaches a bound.
+which raises ``ValueError`` naming the matrix when it is not positive semi-definite.
 
 *Undetermined equality multipliers.* When ``A_F`` has fewer independent rows than ``A``
 (for the SVM: the elbow is empty) the multiplier ``nu = nu_p + Z z`` is not determined by the
