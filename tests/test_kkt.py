@@ -232,3 +232,27 @@ def test_bad_input_names_the_argument(kwargs, match):
 def test_lp_residuals_names_c():
     with pytest.raises(ValueError, match="c must contain only finite"):
         kkt.lp_residuals([np.inf, 1.0], [0.0, 0.0])
+
+
+def test_lp_residuals_rejects_crossing_bounds_naming_both():
+    with pytest.raises(ValueError, match=r"lb must be <= ub; lb\[1\] = 3.0 > ub\[1\] = 2.0"):
+        kkt.lp_residuals([1.0, 1.0], [0.0, 0.0], lb=[0.0, 3.0], ub=2.0)
+
+
+def test_relative_residuals_of_a_scaled_optimum_stay_at_rounding():
+    # the same optimum in other units (x -> x / d, rows times r): the componentwise relative
+    # residuals do not move, where the absolute ones change by the scale factors
+    prob = _problem(3)
+    res = solve_qp_cvxpy(**prob, tol=1e-12)
+    base = _res(prob, res.x, res, relative=True)
+    d = 10.0 ** np.linspace(-8, 8, prob["q"].size)
+    r_G = np.array([1e-6, 1e5])
+    scaled = dict(P=d[:, None] * prob["P"] * d[None, :], q=d * prob["q"], G=r_G[:, None]
+                  * prob["G"] * d, h=r_G * prob["h"], A=prob["A"] * d, b=prob["b"],
+                  lb=prob["lb"] / d, ub=prob["ub"] / d)
+    r = kkt.qp_residuals(scaled["P"], scaled["q"], res.x / d, G=scaled["G"], h=scaled["h"],
+                         A=scaled["A"], b=scaled["b"], lb=scaled["lb"], ub=scaled["ub"],
+                         z=res.z / r_G, nu=res.nu, w_lb=res.w_lb * d, w_ub=res.w_ub * d,
+                         relative=True)
+    assert base.max <= 1e-9
+    assert abs(r.max - base.max) <= 1e-12 + 1e-6 * base.max

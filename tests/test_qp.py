@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pathlib_core.qp import QPResult, solve_lp, solve_qp, solve_qp_cvxpy
+from pathlib_core.qp import NotPSDError, QPResult, solve_lp, solve_qp, solve_qp_cvxpy
 
 GAP = 1e-8
 KKT = 1e-8
@@ -430,3 +430,219 @@ def test_row_basis_residuals_equal_least_squares(seed, n, k):
             basis.append(row, F)
             rows.append(row)
     assert len(basis) == len(rows)
+
+
+# --------------------------------------------------------------------------------------------
+# Scale: equilibration by powers of two, per-coordinate tolerances
+# --------------------------------------------------------------------------------------------
+def _random_convex_qp(rng, *, strictly_convex=False):
+    """A convex QP with bounds, equalities and inequalities (feasible by construction)."""
+    n = int(rng.integers(2, 25))
+    rank = n if strictly_convex else int(rng.integers(0, n + 1))
+    M = rng.standard_normal((n, rank))
+    P = M @ M.T + (np.eye(n) if strictly_convex else 0.0)
+    q = 3.0 * rng.standard_normal(n)
+    x_feas = rng.uniform(-0.5, 0.5, n)
+    kw = dict(lb=np.where(rng.random(n) < 0.8, -1.0, -np.inf),
+              ub=np.where(rng.random(n) < 0.6, 1.0, np.inf))
+    if rank < n:  # a singular P: keep the problem bounded with a full box
+        kw.update(lb=np.full(n, -2.0), ub=np.full(n, 2.0))
+    mA, mG = int(rng.integers(0, 3)), int(rng.integers(0, 4))
+    if mA:
+        A = rng.standard_normal((mA, n))
+        kw.update(A=A, b=A @ x_feas)
+    if mG:
+        G = rng.standard_normal((mG, n))
+        kw.update(G=G, h=G @ x_feas + rng.uniform(0.0, 0.3, mG))
+    return P, q, kw
+
+
+def _rescaled(P, q, kw, d, r_G, r_A, s):
+    """The same QP in the variables ``x / d``, rows times ``r``, objective times ``s``."""
+    out = dict(P=s * d[:, None] * P * d[None, :], q=s * d * q, lb=kw["lb"] / d,
+               ub=kw["ub"] / d)
+    if "A" in kw:
+        out.update(A=r_A[:, None] * kw["A"] * d[None, :], b=r_A * kw["b"])
+    if "G" in kw:
+        out.update(G=r_G[:, None] * kw["G"] * d[None, :], h=r_G * kw["h"])
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1), st.booleans(), st.sampled_from(["columns", "all"]))
+def test_property_scaled_qp_has_the_same_solution(seed, strictly_convex, which):
+    # x -> D x, rows of G and A times R, objective times s: the exact symmetries of the QP.
+    # Scales 10**U(-8, 8): the solver must return the same point in the user's units, with
+    # a per-coordinate certificate at rounding level, in about as many iterations
+    rng = np.random.default_rng(seed)
+    P, q, kw = _random_convex_qp(rng, strictly_convex=strictly_convex)
+    n = q.size
+    base = solve_qp(P, q, **kw)
+    assert base.status == "optimal"
+    d = 10.0 ** rng.uniform(-8, 8, n)
+    r_G, r_A = 10.0 ** rng.uniform(-8, 8, 3), 10.0 ** rng.uniform(-8, 8, 2)
+    s = 10.0 ** rng.uniform(-8, 8)
+    if which == "columns":
+        r_G, r_A, s = np.ones(3), np.ones(2), 1.0
+    mG = kw["G"].shape[0] if "G" in kw else 0
+    mA = kw["A"].shape[0] if "A" in kw else 0
+    res = solve_qp(**_rescaled(P, q, kw, d, r_G[:mG], r_A[:mA], s))
+    assert res.status == "optimal", res
+    rel = res.kkt_residuals(relative=True)
+    assert rel.max <= 1e-12, rel
+    assert abs(res.objective / s - base.objective) <= 1e-12 * max(abs(base.objective), 1e-300)
+    if strictly_convex:  # a unique solution: the same point, to rounding
+        np.testing.assert_allclose(res.x * d, base.x, rtol=0,
+                                   atol=1e-10 * max(float(np.max(np.abs(base.x))), 1e-300))
+    assert res.n_iter <= 3 * base.n_iter + 10  # not the old crawl to max_iter
+    # the scaling is a set of powers of two, undone exactly
+    for v in res.info.get("scaling", {}).values():
+        v = np.atleast_1d(v)
+        assert np.all(np.frexp(v)[0] == 0.5)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scaled_qp_agrees_with_the_oracle_at_moderate_scales(seed):
+    rng = np.random.default_rng(100 + seed)
+    P, q, kw = _random_convex_qp(rng)
+    n = q.size
+    d = 10.0 ** rng.uniform(-2, 2, n)
+    mG = kw["G"].shape[0] if "G" in kw else 0
+    mA = kw["A"].shape[0] if "A" in kw else 0
+    prob = _rescaled(P, q, kw, d, 10.0 ** rng.uniform(-2, 2, mG), 10.0 ** rng.uniform(-2, 2, mA),
+                     1.0)
+    res = solve_qp(**prob)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = solve_qp_cvxpy(**prob)
+    assert res.status == "optimal" and ref.status == "optimal"
+    assert _rel_gap(res.objective, ref.objective) <= 1e-8
+    assert res.kkt_residuals(relative=True).max <= 1e-12
+
+
+@pytest.mark.parametrize("scale", ["1e8", "1e-8", "mixed"])
+@pytest.mark.parametrize("rows", [False, True])
+def test_extreme_scales_that_stopped_at_max_iter(scale, rows):
+    # 25 variables, 3 inequalities, 2 equalities, bounds; the unscaled problem solves in
+    # ~25 iterations. Scaled, the previous solver stopped at 'max_iter' (mixed), reported
+    # 'infeasible' or 'unbounded' (rows scaled), or returned a point 6% off (1e8)
+    rng = np.random.default_rng(0)
+    n = 25
+    M = rng.standard_normal((n, n // 2))
+    P, q = M @ M.T, 5.0 * rng.standard_normal(n)
+    G, A = rng.standard_normal((3, n)), rng.standard_normal((2, n))
+    x_feas = rng.uniform(-0.5, 0.5, n)
+    kw = dict(G=G, h=G @ x_feas + 0.1, A=A, b=A @ x_feas, lb=np.full(n, -1.0),
+              ub=np.where(rng.random(n) < 0.5, 1.0, np.inf))
+    base = solve_qp(P, q, **kw)
+    d = {"1e8": np.full(n, 1e8), "1e-8": np.full(n, 1e-8),
+         "mixed": 10.0 ** rng.uniform(-6, 6, n)}[scale]
+    r_G = 10.0 ** rng.uniform(-8, 8, 3) if rows else np.ones(3)
+    r_A = 10.0 ** rng.uniform(-8, 8, 2) if rows else np.ones(2)
+    res = solve_qp(**_rescaled(P, q, kw, d, r_G, r_A, 1.0))
+    assert res.status == "optimal"
+    np.testing.assert_allclose(res.x * d, base.x, rtol=0, atol=1e-12)
+    assert res.kkt_residuals(relative=True).max <= 1e-14
+    assert res.n_iter <= 2 * base.n_iter
+
+
+def test_scaled_lp_and_statuses_survive_scaling():
+    rng = np.random.default_rng(3)
+    n = 15
+    c = rng.standard_normal(n)
+    A = rng.standard_normal((1, n))
+    d = 10.0 ** rng.uniform(-8, 8, n)
+    base = solve_qp(None, c, A=A, b=[0.1], lb=-1.0, ub=1.0)
+    res = solve_qp(None, c * d, A=A * d, b=[0.1], lb=-1.0 / d, ub=1.0 / d)
+    assert base.status == res.status == "optimal"
+    assert _rel_gap(res.objective, base.objective) <= 1e-12
+    assert res.kkt_residuals(relative=True).max <= 1e-14
+    # no solution: the status is kept, whatever the units
+    infeasible = solve_qp(np.eye(n) * d[:, None] * d[None, :], np.zeros(n), A=A * d,
+                          b=[10.0 * n], lb=-1.0 / d, ub=1.0 / d)
+    assert infeasible.status == "infeasible"
+    ray = solve_qp(np.zeros((n, n)), -c * d, lb=np.where(c > 0, 0.0, -np.inf) / d)
+    assert ray.status == "unbounded"
+    p = ray.info["unbounded_direction"]
+    assert float(-c * d @ p) < 0  # a descent direction in the user's units
+
+
+# --------------------------------------------------------------------------------------------
+# Convexity: a P that is not PSD is an error, not a stationary point
+# --------------------------------------------------------------------------------------------
+def _indefinite(rng, n, ratio):
+    M = rng.standard_normal((n, n))
+    lam, V = np.linalg.eigh(M @ M.T)
+    lam[0] = -ratio * lam[-1]
+    P = (V * lam) @ V.T
+    return 0.5 * (P + P.T)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(lb=-1.0, ub=1.0), dict(lb=0.0, ub=3.0), dict(), dict(lb=0.0),
+    dict(A=np.ones((1, 20)), b=[1.0], lb=0.0, ub=1.0),  # starts at a vertex
+    dict(G=np.ones((1, 20)), h=[1.0], lb=0.0),
+], ids=["box", "box0", "free", "lower", "simplex-like", "inequality"])
+@pytest.mark.parametrize("ratio", [0.5, 0.005])
+def test_non_psd_P_raises_naming_P(kw, ratio):
+    rng = np.random.default_rng(int(ratio * 1000))
+    P = _indefinite(rng, 20, ratio)
+    with pytest.raises(NotPSDError, match="P must be positive semi-definite"):
+        solve_qp(P, rng.standard_normal(20), **kw)
+    assert issubclass(NotPSDError, ValueError)
+
+
+@pytest.mark.parametrize("n", [30, 150])
+def test_non_psd_kernel_in_an_svm_dual_raises(n):
+    # negative curvature on directions the working sets never visit: an SVM dual whose
+    # kernel has one negative eigenvalue along a smooth direction
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    lam, V = np.linalg.eigh(K)
+    lam[-5] = -lam[-5]
+    K = (V * lam) @ V.T
+    Q = np.outer(y, y) * 0.5 * (K + K.T)
+    with pytest.raises(NotPSDError, match="P must be positive semi-definite"):
+        solve_qp(Q, -np.ones(n), A=y[None, :], b=[0.0], lb=0.0, ub=1.0)
+
+
+def test_psd_P_with_negative_rounding_is_accepted():
+    rng = np.random.default_rng(9)
+    B = rng.standard_normal((40, 3))
+    B[10:20] = B[0]  # duplicates: a singular P
+    P = B @ B.T - 1e-13 * np.abs(B @ B.T).max() * np.eye(40)  # eigenvalues ~ -1e-13 relative
+    res = solve_qp(P, rng.standard_normal(40), lb=-1.0, ub=1.0)
+    assert res.status == "optimal"
+    assert res.kkt_residuals(relative=True).max <= 1e-12
+
+
+@pytest.mark.parametrize("solver", ["solve_lp", "solve_qp_cvxpy"])
+def test_crossing_bounds_raise_naming_both(solver):
+    with pytest.raises(ValueError, match=r"lb must be <= ub; lb\[1\] = 2.0 > ub\[1\] = 1.0"):
+        if solver == "solve_lp":
+            solve_lp(np.ones(2), lb=[0.0, 2.0], ub=[1.0, 1.0])
+        else:
+            solve_qp_cvxpy(np.eye(2), np.ones(2), lb=[0.0, 2.0], ub=1.0)
+    with pytest.raises(ValueError, match="lb must be <= ub"):
+        solve_qp(np.eye(2), np.ones(2), lb=1.0, ub=1.0 - 1e-15)  # one ulp below
+
+
+def test_tiny_qps_are_not_thread_limited_and_large_ones_are(monkeypatch):
+    # below 64 variables the BLAS does not thread: no per-call limit (a few microseconds)
+    import pathlib_core.qp as qp_module
+
+    entered = []
+
+    class Spy:
+        def limit(self, **kw):
+            entered.append(kw)
+            from contextlib import nullcontext
+            return nullcontext()
+
+    monkeypatch.setattr(qp_module, "blas_controller", lambda: Spy())
+    solve_qp(np.eye(3), np.ones(3), lb=-1.0, ub=1.0)
+    assert entered == []
+    solve_qp(np.eye(80), np.ones(80), lb=-1.0, ub=1.0)
+    assert entered == [dict(limits=1, user_api="blas")]

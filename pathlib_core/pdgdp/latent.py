@@ -54,6 +54,7 @@ Methods of :func:`train_latent_svm`, all minimizing the same ``J(W, b)`` from th
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -653,6 +654,28 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
     Returns
     -------
     LatentSVMResult
+        ``converged`` says whether the method stopped by its own criterion (PDGDP: a fixed
+        point of the projected step; AO / CCCP: no further decrease) or ran out of
+        ``max_iter`` (SGD always runs its epochs).
+
+    Warns
+    -----
+    RuntimeWarning
+        SGD diverged: it ended above the objectives of its start (the exact component SVMs
+        at ``theta0``) and of the zero model; its step ``1 / (sigma (t + t_0))`` is too
+        long for the scale of the features.
+
+    Notes
+    -----
+    **Scale.** The model is not invariant to the scale of single features (the penalty
+    ``||w_m||^2`` weighs every feature alike); its exact symmetry is a common factor,
+    ``(s X, s^2 sigma) -> (W / s, b)``, and ``(X, t sigma, t c)`` has the same minimizers as
+    ``(X, sigma, c)``, so ``(s X, sigma)`` is the problem ``(X, sigma / s^2)``: large
+    features mean weak regularization. Every component is solved exactly at any scale (the
+    lifted form of ``_LinearSVM``, whose weights and margins come from the augmented KKT
+    system instead of the products ``X X' / sigma``): features scaled by 1e8, or by 1e-6 to
+    1e6 within one matrix, train to the exact component optima; on the symmetry above the
+    objectives agree to rounding.
     """
     Xv, yv = _check_data(X, y)
     n_pos = int(np.sum(yv > 0))
@@ -679,6 +702,16 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
         out = _cccp(comp, theta, max_iter or 50, rel_tol)
     else:
         out = _sgd(comp, theta, max_iter or 30, step, seed)
+        J_zero = _objective(Xv, yv, np.zeros((M, Xv.shape[1])), np.zeros(M), sigma, c)
+        if not out["J"][-1] <= max(out["J"][0], J_zero):
+            warnings.warn(
+                f"SGD diverged: it ended at objective {out['J'][-1]:.6g}, above both its start "
+                f"{out['J'][0]:.6g} (the exact component SVMs at theta0) and the zero model "
+                f"({J_zero:.6g}); the step "
+                "1 / (sigma (t + t_0)) is too long for features of this scale (largest "
+                f"squared norm {float(np.max(np.sum(Xv * Xv, axis=1))):.3g}, sigma = "
+                f"{sigma:g}); pass a larger t_0 as step, or rescale X", RuntimeWarning,
+                stacklevel=3)
     elapsed = time.perf_counter() - t0
     W, b = out["W"], out["b"]
     theta_out = out.get("theta")
