@@ -71,7 +71,8 @@ from ._validation import (
 from .path import Event, FunctionSegment, Path
 from .qp import solve_lp, solve_qp
 from .selective_alm import alm_sets
-from .selective_cuts import _box, hinge_lp_sets, hinge_qp_exact, hinge_qp_sets
+from .selective_cuts import _box, _lam_scale, hinge_lp_sets, hinge_qp_exact, hinge_qp_sets
+from .threads import single_blas_thread
 
 __all__ = [
     "SelectiveResult",
@@ -96,6 +97,8 @@ HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the se
 EXACT_SPLIT_ROWS = 2  # hinge: exact split-QP solve up to this many tight rows per object
 POLISH_GAP = 1e-12  # hinge: a split-QP solution with a smaller relative gap is not re-solved
 GAP_GUARD = 1e-6  # a "converged" fit whose relative duality gap exceeds this is refused
+KKT_GUARD = 1e-8  # ... and one whose largest componentwise KKT residual exceeds this
+X_WINDOW = (2.0 ** -16, 2.0 ** 16)  # X whose largest entry lies here is not rescaled
 SET_TOL = 1e-10  # default tolerance of the feature-set conditions (relative to the data scale)
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
@@ -189,54 +192,105 @@ def _dual_objective(X, y, lam, *, gamma, mu, loss, s=None) -> float:
 
 
 def _dual_infeasibility(y, lam, gamma, loss) -> float:
-    v = abs(float(lam.sum()))
+    """Largest relative violation of the dual constraints: ``|1' lam| / sum |lam_j|`` and, for
+    the hinge loss, the box ``0 <= y_j lam_j <= 1 / (2 gamma)`` relative to its width."""
+    tot = float(np.abs(lam).sum())
+    v = abs(float(lam.sum())) / tot if tot > 0 else 0.0
     if loss == "hinge":
+        c_box = 0.5 / gamma
         u = y * lam
-        v = max(v, float(np.max(np.maximum(0.0, -u))), float(np.max(u - 0.5 / gamma, initial=0.0)))
+        v = max(v, float(np.max(np.maximum(0.0, -u))) / c_box,
+                float(np.max(u - c_box, initial=0.0)) / c_box)
     return v
 
 
+def _gap_terms(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None):
+    """``(J, D, scale)``: the primal value (11), the dual value ``-2 gamma W(lam)`` and the sum
+    of the absolute values of the terms of ``J - D`` (the scale of the gap; a feature with
+    ``|s_i| > mu`` brings the terms ``s_i^2`` and ``mu^2`` of ``s_i^2 - mu^2``, which cancel
+    where ``|s_i|`` is close to ``mu``)."""
+    s = X.T @ lam if s is None else s
+    J = _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
+    abs_s = np.abs(s)
+    over = abs_s > mu
+    pen = float(((abs_s[over] - mu) * (abs_s[over] + mu)).sum())
+    pen_terms = float((abs_s[over] ** 2).sum()) + mu * mu * int(over.sum())
+    ylam = float(y @ lam)
+    D = -gamma * pen + 2.0 * gamma * ylam
+    scale = J + gamma * pen_terms + 2.0 * gamma * float(np.abs(y) @ np.abs(lam))
+    if loss == "squared":
+        ll = float(lam @ lam)
+        D -= gamma * gamma * ll
+        scale += gamma * gamma * ll
+    return J, D, scale
+
+
 def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None) -> float:
-    r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda)) / \max(1, |J|)`.
+    r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda))` over the sum of the absolute
+    values of its terms, plus the relative dual infeasibility of ``lam``.
 
     Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam``
-    is optimal for the dual; the dual infeasibility of ``lam`` (scaled like the gap) is added
-    so that an infeasible ``lam`` cannot produce a small value.
+    is optimal for the dual; invariant under the exact symmetries of (11) (see
+    :func:`duality_gap`). ``s``: ``X' lam`` if the caller has it already.
     """
-    J = _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
-    D = -2.0 * gamma * _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss, s=s)
-    scale = max(1.0, abs(J))
-    infeas = _dual_infeasibility(y, lam, gamma, loss) * (1.0 + float(np.abs(y).sum()))
-    return float((J - D) / scale + infeas / scale)
+    J, D, scale = _gap_terms(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss, s=s)
+    rel = (J - D) / scale if scale > 0 else 0.0
+    return float(rel + _dual_infeasibility(y, lam, gamma, loss))
 
 
-def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None) -> dict:
-    """The residuals of :func:`kkt_residuals` for trusted arrays (``s = X' lam`` if known)."""
+def _ratio(v, scale):
+    """``v / scale`` element by element, 0 where both vanish."""
+    return np.divide(v, scale, out=np.zeros_like(v), where=scale > 0)
+
+
+def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, s_terms=None,
+                   features=True) -> dict:
+    """The residuals of :func:`kkt_residuals` for trusted arrays (``s = X' lam`` if known).
+
+    ``s_terms``: the sizes of the terms of ``s`` (``|X|' |lam|`` by default; the solver's
+    own check passes the bound ``||x^i|| ||lam||`` of :class:`_FeatureTol`, which saves a
+    pass over ``|X|``); ``features=False``: objects and bias only."""
     X = np.asarray(X, float)
     a = np.asarray(coef, float)
     lam = np.asarray(lam, float)
-    s = X.T @ lam if s is None else s
-    sc = 1.0 + float(np.abs(s).max(initial=0.0))
     absa = np.abs(a)
-    v = np.where(absa > mu, np.abs(a - s), 0.0)
-    mid = (absa > 0) & (absa <= mu)
-    v = np.where(mid, np.abs(s - np.sign(a) * mu), v)
-    v = np.where(absa == 0, np.maximum(0.0, np.abs(s) - mu), v)
-    feat = float(v.max(initial=0.0)) / sc
+    nz = np.flatnonzero(a)
+    feat = np.zeros(0)
+    if features:
+        s = X.T @ lam if s is None else s
+        # features: s_i = sign(a_i) max(mu, |a_i|) where a_i != 0, |s_i| <= mu where a_i = 0,
+        # each against |x_i|' |lam| (the terms of s_i) plus its other side
+        if s_terms is None:
+            s_terms = np.abs(X).T @ np.abs(lam)
+        v = np.maximum(0.0, np.abs(s) - mu)
+        side = np.full(a.size, float(mu))
+        side[nz] = np.maximum(mu, absa[nz])
+        v[nz] = np.abs(s[nz] - np.sign(a[nz]) * side[nz])
+        feat = _ratio(v, s_terms + side)
+    # objects, against the terms of the scores z_j = x_j' a + b
+    fit = np.abs(X[:, nz]) @ absa[nz] + abs(float(intercept))
     z = _scores(X, a) + intercept
-    lsc = 1.0 + float(np.abs(lam).max(initial=0.0))
     if loss == "squared":
-        obj = float(np.abs(lam - (y - z) / gamma).max()) / lsc
+        # gamma lam_j = y_j - z_j (33)
+        obj = _ratio(np.abs(gamma * lam - y + z), gamma * np.abs(lam) + np.abs(y) + fit)
     else:
-        u = y * lam
+        # 0 <= u_j = y_j lam_j <= 1/(2 gamma), u_j at the upper bound where y_j z_j < 1 and
+        # at 0 where y_j z_j > 1 (36): complementarity as the smaller of the multiplier's
+        # share of its range and the margin's slack relative to 1 + |terms of z_j|
         c_box = 0.5 / gamma
+        u = y * lam / c_box
         m = y * z
-        box = np.maximum(0.0, -u) + np.maximum(0.0, u - c_box)
-        comp = np.where(m < 1 - 1e-9, np.abs(u - c_box), 0.0)
-        comp = np.where(m > 1 + 1e-9, np.abs(u), comp)
-        obj = float(np.max(box + comp)) / lsc
-    bias = abs(float(lam.sum())) / lsc
-    return {"features": feat, "objects": obj, "bias": bias, "max": max(feat, obj, bias)}
+        ms = 1.0 + fit
+        box = np.maximum(0.0, -u) + np.maximum(0.0, u - 1.0)
+        comp = (np.minimum(np.clip(u, 0.0, 1.0), np.maximum(0.0, m - 1.0) / ms)
+                + np.minimum(np.clip(1.0 - u, 0.0, 1.0), np.maximum(0.0, 1.0 - m) / ms))
+        obj = box + comp
+    tot = float(np.abs(lam).sum())
+    bias = abs(float(lam.sum())) / tot if tot > 0 else 0.0
+    feat_max = float(feat.max(initial=0.0))
+    obj_max = float(obj.max(initial=0.0))
+    return {"features": feat_max, "objects": obj_max, "bias": bias,
+            "max": max(feat_max, obj_max, bias)}
 
 
 # ----------------------------------------------------------------------------------------
@@ -297,6 +351,120 @@ def _check(X, y, gamma, mu, loss):
     if mu is not None:
         mu = positive_scalar(mu, "mu", allow_zero=True)
     return X, y, gamma, mu, loss
+
+
+# ----------------------------------------------------------------------------------------
+# internal units: the exact symmetries of (11)
+# ----------------------------------------------------------------------------------------
+def _pow2_below(v: float) -> float:
+    """The power of two ``2^e`` with ``v = m 2^e``, ``0.5 <= m < 1`` (1 for ``v = 0``)."""
+    if v <= 0.0:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(v)[1])
+
+
+@dataclass(frozen=True)
+class _Units:
+    r"""The power-of-two change of units between a user's problem and the solver's.
+
+    Criterion (11) has an exact two-parameter symmetry: for ``s, t > 0``,
+
+    .. math::
+
+        J(a, b;\, sX, ty, \gamma s^2, \mu t / s) = t^2\, J(s a / t, b / t;\, X, y, \gamma, \mu)
+
+    for the squared loss (the penalty obeys
+    :math:`r_\mu(a / c) = r_{c\mu}(a) / c^2`), so the solution of the problem on
+    ``(sX, ty)`` at ``(gamma s^2, mu t / s)`` is ``(t a / s, t b)`` with multipliers
+    ``t lambda / s^2`` and ``s = X' lambda`` scaled by ``t / s``. The hinge loss fixes the
+    margin at 1, which leaves ``t = 1``. The solver works on ``X / 2^{e_X}`` (largest entry
+    in [1/2, 1)) and, for the squared loss, ``y / 2^{e_y}``; with powers of two every
+    conversion is exact, so scaling the user's ``X`` or ``y`` by a power of two (with
+    ``gamma`` and ``mu`` transformed as above) changes the results by exactly that factor.
+    Scaling single features is not a symmetry: ``r_mu`` is not homogeneous, and feature
+    ``i`` scaled by ``d_i`` is the feature of weight ``1 / d_i^2`` and selectivity
+    ``mu d_i`` of a weighted penalty; the solver keeps each feature's units and measures
+    every feature's conditions against the size of its own terms instead.
+    """
+
+    s: float  # X_solver = s X
+    t: float  # y_solver = t y
+
+    @classmethod
+    def of(cls, X, y, loss) -> _Units:
+        big = max(float(X.max(initial=0.0)), -float(X.min(initial=0.0)))
+        # X of moderate size is used as it is (scaling it is a copy of X, which costs as much
+        # as a small fit: 2-3 ms at 196 x 6600)
+        s = 1.0 if X_WINDOW[0] <= big < X_WINDOW[1] else 1.0 / _pow2_below(big)
+        t = 1.0 / _pow2_below(float(np.abs(y).max(initial=0.0))) if loss == "squared" else 1.0
+        return cls(s, t)
+
+    def data(self, X, y):
+        return (X if self.s == 1.0 else X * self.s), (y if self.t == 1.0 else y * self.t)
+
+    def gamma_in(self, gamma):
+        g = gamma * self.s * self.s
+        if not (np.isfinite(g) and g >= np.finfo(float).tiny):
+            raise ValueError(f"gamma = {gamma:g} is out of floating-point range relative to the "
+                             f"scale of X (gamma / max|X|^2 = {g:g} in the solver's units)")
+        return g
+
+    def mu_in(self, mu):
+        return mu * self.t / self.s
+
+    def mu_out(self, mu):
+        return mu * self.s / self.t
+
+    def result_in(self, res: SelectiveResult) -> SelectiveResult:
+        """A user's warm start in the solver's units."""
+        info = dict(res.info)
+        if "mu" in info:
+            info["mu"] = self.mu_in(info["mu"])
+        return SelectiveResult(coef=res.coef * (self.t / self.s), intercept=res.intercept * self.t,
+                               dual=res.dual * (self.t / self.s / self.s), active=res.active,
+                               n_iter=res.n_iter, objective=res.objective * self.t * self.t,
+                               gap=res.gap, method=res.method, info=info)
+
+    def result_out(self, res: SelectiveResult) -> SelectiveResult:
+        """A solver's result in the user's units."""
+        info = dict(res.info)
+        if "mu" in info:
+            info["mu"] = self.mu_out(info["mu"])
+        return SelectiveResult(coef=res.coef * (self.s / self.t), intercept=res.intercept / self.t,
+                               dual=res.dual * (self.s * self.s / self.t), active=res.active,
+                               n_iter=res.n_iter, objective=res.objective / (self.t * self.t),
+                               gap=res.gap, method=res.method, info=info)
+
+
+class _FeatureTol:
+    """Per-feature tolerance of the set conditions (20) at multipliers ``lam``:
+    ``tol (||x^i|| ||lam|| + mu)``, a bound on the size of the terms of ``s_i = x^i' lam``
+    and of ``mu`` (Cauchy-Schwarz: ``|x^i|' |lam| <= ||x^i|| ||lam||``), so each feature's
+    conditions are held relative to its own scale whatever the units of the others."""
+
+    def __init__(self, X, tol):
+        self.tol = float(tol)
+        norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+        self.norms = norms
+        self.unit = self.tol * norms
+        with np.errstate(divide="ignore"):
+            self.inv = np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), np.inf)
+
+    def at(self, lam, mu) -> np.ndarray:
+        return self.unit * float(np.linalg.norm(lam)) + self.tol * float(mu)
+
+    def coef(self, lam, y, gamma) -> np.ndarray:
+        """Tolerance of a kink coefficient ``a_i`` (for its sign, and below which it is
+        rounding): ``tol (||y|| + gamma ||lam||) / ||x^i||``, the size of ``a_i`` whose
+        contribution ``x^i a_i`` to the scores is ``tol`` times the terms of the object
+        conditions. ``mu`` is no scale for it: in a lasso-like fit (large ``mu``) every
+        active coefficient is far below ``mu``."""
+        return self.tol * (float(np.linalg.norm(y)) + gamma * float(np.linalg.norm(lam))) \
+            * self.inv
+
+    def bind(self, mu):
+        """``lam -> self.at(lam, mu)`` (the form :mod:`.selective_cuts` takes)."""
+        return lambda lam: self.at(lam, mu)
 
 
 # ----------------------------------------------------------------------------------------
@@ -416,23 +584,33 @@ def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
 
 
 def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
-    r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda)) / \max(1, |J|)`.
+    r"""Relative duality gap: :math:`J(a, b) + 2\gamma W(\lambda)` over the size of its terms.
 
     Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam`` is
-    optimal for the dual; the dual infeasibility of ``lam`` is added, so an infeasible
-    ``lam`` cannot produce a small value. Precisely,
+    optimal for the dual; the relative dual infeasibility of ``lam`` is added, so an
+    infeasible ``lam`` cannot produce a small value. Precisely, with
+    :math:`s = X^\top\lambda` and :math:`\pi = \sum_{|s_i| > \mu} (s_i^2 + \mu^2)`,
 
     .. math::
 
-        \mathrm{gap} = \frac{J(a, b) + 2\gamma W(\lambda)
-            + \big(1 + \sum_j |y_j|\big)\, v(\lambda)}{\max(1, |J(a, b)|)},
+        \mathrm{gap} = \frac{J(a, b) + 2\gamma W(\lambda)}
+            {J(a, b) + \gamma\pi + 2\gamma\,|y|^\top|\lambda| + [\gamma^2 \lVert\lambda\rVert^2]}
+            + v(\lambda),
 
     where :math:`J` is (11) (:func:`primal_objective`), :math:`W` the dual criterion of
-    eqs. (22) / (26) (:func:`dual_objective`) and :math:`v(\lambda)` the largest violation
-    of the dual constraints: :math:`|\sum_j\lambda_j|`, and for the hinge loss also of
-    :math:`0 \le y_j\lambda_j \le 1/(2\gamma)`. By weak duality
-    :math:`J(a, b) \ge -2\gamma W(\lambda)` for any feasible :math:`\lambda`, so the value
-    is non-negative up to rounding.
+    eqs. (22) / (26) (:func:`dual_objective`), the bracketed term is present for the squared
+    loss only (the denominator is the sum of the absolute values of the terms of the
+    numerator: :math:`\pi` holds those of :math:`\max(0, s_i^2 - \mu^2)`, which cancel
+    where :math:`|s_i|` is close to :math:`\mu`), and :math:`v(\lambda)` is the largest
+    relative violation of the dual
+    constraints: :math:`|\sum_j\lambda_j| / \sum_j |\lambda_j|`, and for the hinge loss also
+    of :math:`0 \le y_j\lambda_j \le 1/(2\gamma)` relative to the width :math:`1/(2\gamma)`.
+    By weak duality :math:`J(a, b) \ge -2\gamma W(\lambda)` for any feasible
+    :math:`\lambda`, so the value is non-negative up to rounding. It is invariant under the
+    exact symmetries of (11) (see :func:`selective_fit`), whatever the units of ``X`` and
+    ``y``. A gap measures the objective only: a point can be wrong in a coordinate whose
+    terms are small and still show a small gap; :func:`kkt_residuals` checks every
+    condition against its own terms.
 
     Parameters
     ----------
@@ -483,6 +661,22 @@ def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
     :math:`0 \le y_j\lambda_j \le 1/(2\gamma)` with :math:`y_j\lambda_j = 1/(2\gamma)` where
     :math:`y_j z_j < 1` and :math:`= 0` where :math:`y_j z_j > 1` (eq. (36)).
 
+    Each condition is measured against the size of its own terms (componentwise, so that the
+    residuals do not depend on the units of ``X``, ``y`` or of any single feature, and a
+    wrong point cannot look like rounding because other coordinates are large):
+
+    - feature :math:`i`: :math:`|s_i - \operatorname{sign}(a_i)\max(\mu, |a_i|)|` (or
+      :math:`\max(0, |s_i| - \mu)` where :math:`a_i = 0`) over
+      :math:`|x^i|^\top|\lambda| + \max(\mu, |a_i|)`;
+    - object :math:`j`, squared loss: :math:`|\gamma\lambda_j - y_j + z_j|` over
+      :math:`\gamma|\lambda_j| + |y_j| + |x_j|^\top|a| + |b|`; hinge loss: the box violation
+      of :math:`u_j = 2\gamma y_j\lambda_j \in [0, 1]` plus the complementarity
+      :math:`\min(u_j, (m_j - 1)_+/\sigma_j) + \min(1 - u_j, (1 - m_j)_+/\sigma_j)` with the
+      margin :math:`m_j = y_j z_j` and :math:`\sigma_j = 1 + |x_j|^\top|a| + |b|`;
+    - bias: :math:`|\sum_j\lambda_j| / \sum_j|\lambda_j|`.
+
+    A computed optimum gives values near the rounding unit (1e-16 to 1e-13).
+
     Parameters
     ----------
     X : array_like of shape (N, n)
@@ -508,8 +702,8 @@ def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
     Returns
     -------
     dict
-        ``"features"``, ``"objects"``, ``"bias"`` (max absolute violations, each divided by
-        ``1 + max |s|`` resp. ``1 + max |lambda|``) and ``"max"``.
+        ``"features"``, ``"objects"``, ``"bias"`` (the largest relative violation in each
+        group, as above) and ``"max"``.
 
     Raises
     ------
@@ -551,9 +745,12 @@ def _empty_dual(X, y, gamma, loss):
         return (y - y.mean()) / gamma
     # hinge: the LP (39) min -y'lam on the box, 1'lam = 0 has optimum -min(N+, N-)/gamma
     # (u_j = y_j lam_j); pick among its solutions the one with the smallest ||X' lam||_inf.
+    # The LP is homogeneous in the box width 1/(2 gamma): it is solved on the unit box and
+    # its solution scaled, so that its tolerances do not depend on gamma
+    c_box = 0.5 / gamma
     n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
-    opt = min(n_pos, n_neg) * 0.5 / gamma
-    lb, ub = _box(y, gamma)
+    opt = float(min(n_pos, n_neg))
+    lb, ub = _box(y, 0.5)
     n = X.shape[1]
     # variables (lam, t): min t  s.t.  +-x^i'lam - t <= 0 for the rows i in a working set W,
     # 1'lam = 0, y'lam = 2 opt. Constraint generation: only a few of the 2 n rows are tight,
@@ -568,9 +765,11 @@ def _empty_dual(X, y, gamma, loss):
     lb_t, ub_t = np.append(lb, 0.0), np.append(ub, np.inf)
     lam = y * np.where(y > 0, opt / n_pos, opt / n_neg)  # feasible: 1'lam = 0, y'lam = 2 opt
     if n_pos == n_neg:
-        return lam  # balanced classes: every y_j lam_j = 1 / (2 gamma), the only feasible point
+        # balanced classes: every y_j lam_j = 1 / (2 gamma), the only feasible point
+        return c_box * lam
     s = X.T @ lam
-    scale = 1.0 + float(np.abs(s).max(initial=0.0))
+    # a row counts as violated beyond rounding of its own terms (|x^i|'|lam| <= ||x^i|| ||lam||)
+    row_tol = 1e-12 * np.sqrt(np.einsum("ij,ij->j", X, X))
     W = np.argsort(-np.abs(s), kind="stable")[:min(n, 2 * N)]
     for _ in range(n):  # each round adds a row: at most n rounds (in practice 1-3)
         XW = X[:, W].T
@@ -582,13 +781,14 @@ def _empty_dual(X, y, gamma, loss):
         lam = np.clip(res.x[:N], lb, ub)
         s = np.abs(X.T @ lam)
         s[W] = -np.inf
-        viol = np.flatnonzero(s > res.x[-1] + 1e-12 * scale)
+        viol = np.flatnonzero(s > res.x[-1] * (1.0 + 1e-12) + row_tol * np.linalg.norm(lam))
         if viol.size == 0:
-            return lam
+            return c_box * lam
         W = np.concatenate([W, viol[np.argsort(-s[viol], kind="stable")[:N]]])
     raise RuntimeError("mu_0 LP: constraint generation did not finish")  # pragma: no cover
 
 
+@single_blas_thread
 def mu_0(X, y, *, gamma, loss="squared") -> float:
     r"""Smallest selectivity that gives the empty model, eq. (40).
 
@@ -635,6 +835,13 @@ def mu_0(X, y, *, gamma, loss="squared") -> float:
         single class, unknown ``loss``.
     """
     X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
+    units = _Units.of(X, y, loss)
+    Xs, ys = units.data(X, y)
+    return float(units.mu_out(_mu_0(Xs, ys, units.gamma_in(gamma), loss)))
+
+
+def _mu_0(X, y, gamma, loss) -> float:
+    """:func:`mu_0` on trusted arrays (the solver's units)."""
     lam = _empty_dual(X, y, gamma, loss)
     return float(np.max(np.abs(X.T @ lam), initial=0.0))
 
@@ -642,6 +849,60 @@ def mu_0(X, y, *, gamma, loss="squared") -> float:
 # ----------------------------------------------------------------------------------------
 # the dual iteration
 # ----------------------------------------------------------------------------------------
+def _equilibration(M, N):
+    """Powers of two ``d`` such that ``diag(d) M diag(d)`` has a unit-size diagonal on its
+    first ``N`` rows (``H + gamma I`` of the inner system) and border rows whose largest entry
+    is of unit size: the symmetric scaling that makes the system's pivots and its condition
+    estimate independent of the units of ``lambda`` (which are ``1 / gamma`` where ``H`` is
+    small, as for a lasso-like fit, and smaller where ``H`` dominates)."""
+    d = np.ones(len(M))
+    dg = np.diag(M)[:N]
+    pos = dg > 0
+    d[:N][pos] = np.exp2(np.round(-0.5 * np.log2(dg[pos])))
+    if len(M) > N:
+        rowmax = np.max(np.abs(M[N:, :N]) * d[:N], axis=1)
+        big = rowmax > 0
+        d[N:][big] = np.exp2(np.round(-np.log2(rowmax[big])))
+    return d
+
+
+def _backward_ok(M, S, R, rtol) -> bool:
+    """Normwise backward error of ``S`` as a solution of ``M S = R``, column by column:
+    ``||M s - r|| <= rtol (||M|| ||s|| + ||r||)`` (infinity norms), and ``S`` finite."""
+    if not np.all(np.isfinite(S)):
+        return False
+    res = np.abs(M @ S - R).max(axis=0)
+    nM = float(np.abs(M).sum(axis=1).max(initial=0.0))
+    return bool(np.all(res <= rtol * (nM * np.abs(S).max(axis=0) + np.abs(R).max(axis=0))))
+
+
+def _solve_bordered(M, R, N):
+    """Solve the symmetric inner system ``M S = R`` (``N`` multiplier rows, then the border
+    rows of the bias and the kink features) after the scaling of :func:`_equilibration`:
+    by the symmetric indefinite factorization, or, where the scaled matrix is singular to
+    working precision (dependent kink rows, e.g. duplicated features), by the minimum-norm
+    least-squares solution. Returns ``(S, ok)``; ``ok`` is False unless the scaled system is
+    solved with a small backward error (1e-10 for the factorization, 1e-7 for the
+    least-squares solution of a consistent singular system)."""
+    d = _equilibration(M, N)
+    Ms = M * d[:, None] * d[None, :]
+    Rs = R * d[:, None]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            Ss = scipy.linalg.solve(Ms, Rs, assume_a="sym", check_finite=False)
+        ok = _backward_ok(Ms, Ss, Rs, 1e-10)
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
+        ok = False
+    if not ok:
+        try:
+            Ss = scipy.linalg.lstsq(Ms, Rs, check_finite=False)[0]
+        except (np.linalg.LinAlgError, ValueError):
+            return np.zeros_like(R), False
+        ok = _backward_ok(Ms, Ss, Rs, 1e-7)
+    return Ss * d[:, None], ok
+
+
 def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
     """Inner problem (34)/(37) on the strong set ``P`` plus equalities ``x^{i'} lam = sig mu``
     for the kink set ``K``. Returns ``(lam, b, a_K, ok)``; with ``affine`` (squared loss) also
@@ -664,26 +925,19 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
         R = np.zeros((N + 1 + k, 2))
         R[:N, 0] = y
         R[N + 1:, 1] = sig
-        rhs = R[:, 0] + mu * R[:, 1]
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-                S = scipy.linalg.solve(M, R, assume_a="sym", check_finite=False)
-            sol = S[:, 0] + mu * S[:, 1]
-            ok = np.allclose(M @ sol, rhs, rtol=1e-8, atol=1e-8 * (1 + np.abs(rhs).max()))
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
-            ok = False
-        if not ok:
-            S = scipy.linalg.lstsq(M, R, check_finite=False)[0]
-            sol = S[:, 0] + mu * S[:, 1]
-            ok = np.allclose(M @ sol, rhs, rtol=1e-7, atol=1e-7 * (1 + np.abs(rhs).max()))
+        S, ok = _solve_bordered(M, R, N)
+        sol = S[:, 0] + mu * S[:, 1]
         out = sol[:N], float(sol[N]), sol[N + 1:], ok
         return out + (S,) if affine else out
+    # hinge (37): the QP in u = lambda / sc with its objective divided by sc (see _lam_scale:
+    # the multipliers of the equality rows, b and a_K, are unchanged)
+    sc = _lam_scale(gamma)
     lb, ub = _box(y, gamma)
+    lb, ub = lb / sc, ub / sc
     A = np.vstack([np.ones((1, N)), XK.T])
-    b = np.concatenate([[0.0], sig * mu])
-    H = 0.5 * (H + H.T)
-    res = solve_qp(H, -y, A=A, b=b, lb=lb, ub=ub, warm_start=np.clip(lam0, lb, ub))
+    b = np.concatenate([[0.0], sig * (mu / sc)])
+    H = (0.5 * sc) * (H + H.T)
+    res = solve_qp(H, -y, A=A, b=b, lb=lb, ub=ub, warm_start=np.clip(lam0 / sc, lb, ub))
     if res.status != "optimal":
         return (lam0, math.nan, np.zeros(len(K)), False) + ((None,) if affine else ())
     aK = res.nu[1:].copy()
@@ -693,14 +947,18 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
         # X_K a_K take the minimum-norm one (duplicates share equally), so that a feature
         # is not sent to the strong set only because its twin's share landed on it
         aK = np.linalg.lstsq(XK, XK @ aK, rcond=None)[0]
-    return (res.x, float(res.nu[0]), aK, True) + ((None,) if affine else ())
+    return (sc * res.x, float(res.nu[0]), aK, True) + ((None,) if affine else ())
 
 
-def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None):
+def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None, atol=None):
     """Feature-set conditions violated at ``s = X' lam``: ``(size, index, new set, sign)``.
 
-    With ``max_enter`` only the ``max_enter`` largest violations of zero features (which
-    enter the kink set) are listed, largest first; the others are all listed."""
+    ``ftol``: the tolerance of each feature's conditions (a scalar or one per feature; see
+    :class:`_FeatureTol`); ``atol``: that of the sign of a kink coefficient (``ftol`` if not
+    given; see :meth:`_FeatureTol.coef`). With ``max_enter`` only the
+    ``max_enter`` largest violations of zero features (which enter the kink set) are
+    listed, largest first; the others are all listed."""
+    ftol = np.broadcast_to(np.asarray(ftol, float), (n,))
     inZ = np.ones(n, bool)
     inZ[P] = False
     inZ[K] = False
@@ -710,15 +968,18 @@ def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None):
         enter = enter[np.argpartition(-zv[enter], max_enter - 1)[:max_enter]]
     enter = enter[np.argsort(-zv[enter], kind="stable")]
     moves = [(float(zv[i]), int(i), "K", float(np.sign(s[i]))) for i in enter]
+    fP = ftol[P]
     sP = np.abs(s[P])
     vP = mu - sP
-    for j in np.flatnonzero(vP > ftol):
+    for j in np.flatnonzero(vP > fP):
         i = int(P[j])
-        moves.append((float(vP[j]), i, "K" if sP[j] > ftol else "Z", float(np.sign(s[i]))))
+        moves.append((float(vP[j]), i, "K" if sP[j] > fP[j] else "Z", float(np.sign(s[i]))))
+    fK = ftol[K]
+    aK_tol = fK if atol is None else np.broadcast_to(np.asarray(atol, float), (n,))[K]
     sa = sig * aK
-    for j in np.flatnonzero(sa < -ftol):
+    for j in np.flatnonzero(sa < -aK_tol):
         moves.append((float(-sa[j]), int(K[j]), "Z", 0.0))
-    for j in np.flatnonzero(sa > mu + ftol):
+    for j in np.flatnonzero(sa > mu + fK):
         moves.append((float(sa[j] - mu), int(K[j]), "P", 0.0))
     return moves
 
@@ -771,27 +1032,25 @@ def _dual_cvxpy(X, y, gamma, mu, loss):
     # so cvxpy's "Solution may be inaccurate" (status optimal_inaccurate) is not passed on
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-        prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
-                   max_iter=500)
+        try:
+            prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12,
+                       tol_feas=1e-12, max_iter=500)
+        except cp.error.SolverError:
+            return None
     if lam.value is None:
         return None
     return np.asarray(lam.value, float)
 
 
-def _data_scale(X, y) -> float:
-    """Scale of the set conditions: their tolerance is ``tol`` times this."""
-    return 1.0 + float(np.abs(X).max(initial=0.0)) * (1.0 + float(np.abs(y).max(initial=0.0)))
-
-
 @dataclass
 class _FitContext:
-    """What consecutive fits on the same data share (:func:`selectivity_path`): the data
-    scale; for the hinge loss the working-set LP of the cutting-plane search (its rows
-    and basis carry over to the next ``mu``); for the squared loss the last inner system
-    solved, ``(P, K, sig, S)`` (see :func:`_solve_inner`), so that the next fit's first
+    """What consecutive fits on the same data share (:func:`selectivity_path`): the
+    per-feature tolerances; for the hinge loss the working-set LP of the cutting-plane search
+    (its rows and basis carry over to the next ``mu``); for the squared loss the last inner
+    system solved, ``(P, K, sig, S)`` (see :func:`_solve_inner`), so that the next fit's first
     iteration, which starts on the same sets, needs no new factorization."""
 
-    scale: float
+    ft: _FeatureTol
     lp: object = None
     inner: tuple | None = None
     scores: tuple | None = None  # (lam, X' lam), the last such product a fit computed
@@ -802,16 +1061,18 @@ class _FitContext:
 
 
 def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
-              stall_window=None, scale=None, ctx=None):
+              stall_window=None, ft=None, ctx=None):
     """The set iteration; ``max_active``: give up (not converged) once the strong and kink
     sets together hold more features than that; ``stall_window``: give up when, from the
     tenth iteration on, the number of violated set conditions has not fallen by 10 % within
-    that many iterations (the iteration wanders between sets without settling); ``ctx``
-    (squared loss): reuse and record the inner system of :class:`_FitContext`."""
+    that many iterations (the iteration wanders between sets without settling); ``ft``: the
+    per-feature tolerances (:class:`_FeatureTol`, ``tol`` if not given); ``ctx`` (squared
+    loss): reuse and record the inner system of :class:`_FitContext`."""
     N, n = X.shape
     if ctx is not None:
-        scale = ctx.scale
-    ftol = tol * (_data_scale(X, y) if scale is None else scale)
+        ft = ctx.ft
+    if ft is None:
+        ft = _FeatureTol(X, tol)
     affine = loss == "squared" and ctx is not None
     if warm is not None:
         lam = warm.dual.copy()
@@ -891,7 +1152,8 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
         # blocks (at most doubling the active set) avoids the wild overshoots of adding
         # every violator at once
         room = max(1, min(N - 1 - len(K), max(4, len(P) + len(K))))
-        moves = _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=room) if mu > 0 else []
+        moves = _violations(s, mu, P, K, sig, aK, ft.at(lam, mu), n, max_enter=room,
+                            atol=ft.coef(lam, y, gamma)) if mu > 0 else []
         if not moves:
             converged = True
             break
@@ -927,7 +1189,7 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
         ctx.scores = (lam, s)
         if affine:
             ctx.inner = (P, K, sig, S) if converged else None
-    aK = np.where(np.abs(aK) > ftol, aK, 0.0)
+    aK = np.where(np.abs(aK) > ft.coef(lam, y, gamma)[K], aK, 0.0)
     coef = _coef_from(s, P, K, aK, n)
     f = _scores(X, coef)
     b = _best_intercept(f, y, loss, hint=b)
@@ -938,7 +1200,7 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
     return lam, coef, b, n_iter, converged, strong, kink
 
 
-def _mu_homotopy(X, y, gamma, mu_t, start, ftol, max_steps):
+def _mu_homotopy(X, y, gamma, mu_t, start, ft, max_steps):
     """Exact homotopy in ``mu`` for the squared loss, from a certified point down to ``mu_t``.
 
     For fixed feature sets ``(P, K, sig)`` the inner system (34)-(35) with the kink rows has
@@ -948,9 +1210,10 @@ def _mu_homotopy(X, y, gamma, mu_t, start, ftol, max_steps):
     affine piece downwards to the largest ``mu`` where one set condition of (20) becomes tight
     (a zero feature reaches ``|s_i| = mu``, a strong one falls back to it, a kink coefficient
     reaches 0 or ``mu``), move that one feature and continue. Returns the same tuple as
-    :func:`_dual_fit` (``converged`` is True only if the conditions hold at ``mu_t``).
+    :func:`_dual_fit` (``converged`` is True only if the conditions hold at ``mu_t``, to the
+    per-feature tolerances ``ft``, a :class:`_FeatureTol`).
     """
-    return _mu_homotopy_multi(X, y, gamma, [mu_t], start, ftol, max_steps)[0]
+    return _mu_homotopy_multi(X, y, gamma, [mu_t], start, ft, max_steps)[0]
 
 
 def _homotopy_fail(N, n, steps=0):
@@ -996,15 +1259,20 @@ class _InnerInverse:
     def refresh(self):
         self.G = self.X[:, sorted(self.P)] @ self.X[:, sorted(self.P)].T
         M = self.matrix()
+        # inverted after the symmetric power-of-two scaling of _equilibration (the units of
+        # lambda are 1 / gamma where X_P X_P' is small); checked on the scaled matrix
+        d = _equilibration(M, self.N)
+        Ms = M * d[:, None] * d[None, :]
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-                Minv = scipy.linalg.solve(M, np.eye(len(M)), assume_a="sym",
-                                          check_finite=False)
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+                Minv_s = scipy.linalg.solve(Ms, np.eye(len(M)), assume_a="sym",
+                                            check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
             return False
-        if not np.allclose(M @ Minv, np.eye(len(M)), rtol=0, atol=1e-8):
+        if not np.allclose(Ms @ Minv_s, np.eye(len(M)), rtol=0, atol=1e-8):
             return False
+        Minv = Minv_s * d[:, None] * d[None, :]
         self.Minv = 0.5 * (Minv + Minv.T)
         self.n_updates = 0
         return True
@@ -1016,7 +1284,7 @@ class _InnerInverse:
         return True
 
     def _pivot_ok(self, d, scale):
-        return abs(d) > 1e-9 * max(1.0, scale)
+        return abs(d) > 1e-9 * scale
 
     def toggle_strong(self, i, enter):
         """Feature ``i`` enters (``enter``) or leaves ``P``."""
@@ -1026,7 +1294,7 @@ class _InnerInverse:
         self.G += sgn * np.outer(xi, xi)
         u = self.Minv[:, : self.N] @ xi
         den = 1.0 + sgn * float(xi @ u[: self.N])
-        if not self._pivot_ok(den, 1.0):
+        if not self._pivot_ok(den, 1.0 + abs(float(xi @ u[: self.N]))):
             return self.refresh()
         self.Minv -= (sgn / den) * np.outer(u, u)
         return self._counted()
@@ -1036,7 +1304,10 @@ class _InnerInverse:
         w = self.Minv[:, : self.N] @ xi
         d = -float(xi @ w[: self.N])
         self.K.append(i)
-        if not self._pivot_ok(d, float(xi @ xi)):
+        # the new pivot against the size of its terms (a row dependent on the border gives
+        # rounding there, whatever the units of the inverse)
+        if not self._pivot_ok(d, float(np.abs(xi) @ (np.abs(self.Minv[: self.N, : self.N])
+                                                       @ np.abs(xi)))):
             return self.refresh()
         m = len(w)
         Minv = np.empty((m + 1, m + 1))
@@ -1051,7 +1322,8 @@ class _InnerInverse:
         self.K.pop(p)
         q = self.N + 1 + p
         g = self.Minv[q, q]
-        if not self._pivot_ok(g, 1e-12):
+        # the pivot against the size of the terms of its row of Minv M = I
+        if not self._pivot_ok(g, 1e-3 * float(np.abs(self.Minv[q]).max())):
             return self.refresh()
         f = np.delete(self.Minv[:, q], q)
         E = np.delete(np.delete(self.Minv, q, axis=0), q, axis=1)
@@ -1059,7 +1331,7 @@ class _InnerInverse:
         return self._counted()
 
 
-def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
+def _mu_homotopy_multi(X, y, gamma, targets, start, ft, max_steps):
     """:func:`_mu_homotopy` through several targets (decreasing) in one pass.
 
     Returns one :func:`_dual_fit`-style tuple per target; its ``n_iter`` entry is the number
@@ -1113,15 +1385,16 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
         beta = np.concatenate([1 - sd[z], 1 + sd[z], sP * sd[P] - 1, sig * kd, 1 - sig * kd])
         idx = np.concatenate([z, z, P, K, K])
         # going down in mu, c decreases where beta > 0; it crosses zero at -alpha / beta
-        grow = beta > 1e-12 * (1.0 + np.abs(alpha))
+        # (c is in the units of s; beta * mu_c is its change over [0, mu_c])
+        grow = beta * mu_c > 1e-12 * np.abs(alpha)
         cross = np.full(len(alpha), -np.inf)
         cross[grow] = -alpha[grow] / beta[grow]
-        cross[(idx == last) & (cross >= mu_c - 1e-12 * max(1.0, mu_c))] = -np.inf
+        cross[(idx == last) & (cross >= mu_c * (1.0 - 1e-12))] = -np.inf
         j = int(np.argmax(cross)) if len(cross) else -1
         mu_next = float(cross[j]) if j >= 0 else -np.inf
         # every target in [mu_next, mu_c] lies on this affine piece: solve it exactly there
         while q < len(targets) and targets[q] >= mu_next:
-            out.append(_homotopy_point(X, y, gamma, targets[q], inv, sig, ftol, steps))
+            out.append(_homotopy_point(X, y, gamma, targets[q], inv, sig, ft, steps))
             steps = 0
             if not out[-1][4]:
                 return out + [_homotopy_fail(N, n) for _ in targets[q + 1:]]
@@ -1150,7 +1423,7 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ftol, max_steps):
     return out + [_homotopy_fail(N, n, steps) for _ in targets[q:]]
 
 
-def _homotopy_point(X, y, gamma, mu_t, inv, sig, ftol, steps):
+def _homotopy_point(X, y, gamma, mu_t, inv, sig, ft, steps):
     """The exact solution at ``mu_t`` for the current sets, certified by the set conditions."""
     N, n = X.shape
     K = np.array(inv.K, dtype=int)
@@ -1166,9 +1439,10 @@ def _homotopy_point(X, y, gamma, mu_t, inv, sig, ftol, steps):
         return _homotopy_fail(N, n, steps)
     lam, aK = sol[:N], sol[N + 1:]
     s = X.T @ lam
-    if _violations(s, mu_t, P, K, sig, aK, ftol, n):
+    atol = ft.coef(lam, y, gamma)
+    if _violations(s, mu_t, P, K, sig, aK, ft.at(lam, mu_t), n, atol=atol):
         return _homotopy_fail(N, n, steps)
-    aK = np.where(np.abs(aK) > ftol, aK, 0.0)
+    aK = np.where(np.abs(aK) > atol[K], aK, 0.0)
     coef = _coef_from(s, P, K, aK, n)
     b = _best_intercept(X @ coef, y, "squared")
     kink = np.zeros(n, bool)
@@ -1202,6 +1476,7 @@ def _primal_fit(X, y, gamma, mu, loss, solver=None):
     return np.asarray(a.value, float), float(b.value), n_iter, prob.status
 
 
+@single_blas_thread
 def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=None,
                   max_iter=200, tol=SET_TOL) -> SelectiveResult:
     r"""Fit the selective ridge criterion (11) at one ``(gamma, mu)``.
@@ -1283,20 +1558,26 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     if warm_start is not None and warm_start.dual.shape != (X.shape[0],):
         raise ValueError(f"warm_start must come from a problem with {X.shape[0]} objects")
     max_iter = positive_int(max_iter, "max_iter")
-    return _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
-                          _FitContext(_data_scale(X, y)))
+    tol = positive_scalar(tol, "tol")
+    units = _Units.of(X, y, loss)
+    Xs, ys = units.data(X, y)
+    warm = None if warm_start is None else units.result_in(warm_start)
+    res = _selective_fit(Xs, ys, units.gamma_in(gamma), units.mu_in(mu), loss, method, warm,
+                         max_iter, tol, _FitContext(_FeatureTol(Xs, tol)))
+    return units.result_out(res)
 
 
 def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
                    ctx: _FitContext) -> SelectiveResult:
-    """:func:`selective_fit` on validated arguments; ``ctx`` is shared by the fits of one
-    path."""
+    """:func:`selective_fit` on validated arguments in the solver's units (see
+    :class:`_Units`); ``ctx`` is shared by the fits of one path."""
     t0 = time.perf_counter()
     if method == "primal":
         coef, b, n_iter, status = _primal_fit(X, y, gamma, mu, loss)
         J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+        big = max(mu, float(np.abs(coef).max(initial=0.0)))
         return SelectiveResult(coef=coef, intercept=b, dual=np.zeros(X.shape[0]),
-                               active=np.abs(coef) > 1e-8 * max(1.0, mu), n_iter=n_iter,
+                               active=np.abs(coef) > 1e-8 * big, n_iter=n_iter,
                                objective=J, gap=math.nan, method="primal",
                                info={"time": time.perf_counter() - t0, "status": status})
     # squared loss: a set iteration that has not settled within its budget hands over to the
@@ -1332,7 +1613,7 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
         # method (N x N Newton systems), re-solve exactly on them and check (20)
         def certify(strong_a, kink_a, lam_a):
             return _resolve_on_sets(X, y, gamma, mu, loss, lam_a, strong_a, kink_a, max_iter,
-                                    tol, ctx.scale)
+                                    tol, ctx.ft)
 
         coef0 = warm_start.coef if warm_start is not None else None
         out, alm_newton = alm_sets(X, y, gamma, mu, certify, coef0=coef0)
@@ -1350,10 +1631,9 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
             sig0 = np.sign(X.T @ warm_start.dual)[K0]
             sig0[sig0 == 0] = 1.0
             start = (float(ws["mu"]), np.flatnonzero(ws["strong"]), K0, sig0)
-        ftol = tol * ctx.scale
-        out = _mu_homotopy(X, y, gamma, mu, start, ftol, max_steps=10 * X.shape[1] + 1000)
+        out = _mu_homotopy(X, y, gamma, mu, start, ctx.ft, max_steps=10 * X.shape[1] + 1000)
         if not out[4] and start is not None:
-            out = _mu_homotopy(X, y, gamma, mu, None, ftol, max_steps=10 * X.shape[1] + 1000)
+            out = _mu_homotopy(X, y, gamma, mu, None, ctx.ft, max_steps=10 * X.shape[1] + 1000)
         if out[4]:
             lam, coef, b, homotopy_steps, converged, strong, kink = out
             n_iter += homotopy_steps
@@ -1363,13 +1643,16 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
         lam0 = _dual_cvxpy(X, y, gamma, mu, loss)
         if lam0 is not None:
             s0 = X.T @ lam0
-            delta = 1e-6 * max(mu, 1e-12)
+            # the interior-point solution is accurate to about 1e-6 relative on some scales
+            # (its tolerances are absolute): a feature within 1e-4 mu of the kink starts in
+            # the kink set, and the set iteration removes those that do not belong there
+            delta = 1e-4 * mu
             start = SelectiveResult(coef=coef, intercept=b, dual=lam0, active=coef != 0,
                                     n_iter=0, objective=math.nan, gap=math.nan,
                                     method="dual",
                                     info={"kink": np.abs(np.abs(s0) - mu) <= delta})
             lam, coef, b, it2, converged, strong, kink = _dual_fit(
-                X, y, gamma, mu, loss, start, max_iter, tol)
+                X, y, gamma, mu, loss, start, max_iter, tol, ft=ctx.ft)
             n_iter += it2
             rescued = True
     return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
@@ -1377,22 +1660,34 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
                              homotopy_steps=homotopy_steps, alm_newton=alm_newton, **counts)
 
 
-def _resolve_on_sets(X, y, gamma, mu, loss, lam, strong, kink, max_iter, tol, scale=None):
+def _resolve_on_sets(X, y, gamma, mu, loss, lam, strong, kink, max_iter, tol, ft=None):
     """The set iteration started at proposed sets (a search's): at most ``POLISH_ITER``
     iterations; the :func:`_dual_fit` tuple if the set conditions (20) are met, else None."""
     start = SelectiveResult(coef=np.zeros(X.shape[1]), intercept=0.0, dual=lam,
                             active=strong | kink, n_iter=0, objective=math.nan, gap=math.nan,
                             method="dual", info={"strong": strong, "kink": kink})
-    out = _dual_fit(X, y, gamma, mu, loss, start, min(max_iter, POLISH_ITER), tol,
-                    scale=scale)
+    out = _dual_fit(X, y, gamma, mu, loss, start, min(max_iter, POLISH_ITER), tol, ft=ft)
     return out if out[4] else None
+
+
+def _point_residual(X, y, rec, *, gamma, mu, loss) -> float:
+    """Certificate of one fitted point: the largest componentwise KKT residual
+    (:func:`kkt_residuals`) or relative duality gap (:func:`duality_gap`), whichever is
+    larger; rounding level (1e-16 to 1e-13) at an optimum, in any units."""
+    s = X.T @ rec.dual
+    kkt = _kkt_residuals(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=mu,
+                         loss=loss, s=s)["max"]
+    gap = _duality_gap(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=mu,
+                       loss=loss, s=s)
+    return float(max(kkt, abs(gap)))
 
 
 def _objects_ok(X, y, coef, b, lam, gamma, mu, s=None):
     """The object and bias conditions of a hinge-loss solution found outside the set
     iteration (whose inner problem meets them by construction): box, complementarity of
     ``lambda`` with the margins, ``1' lambda = 0`` (:func:`kkt_residuals`, to 1e-9)."""
-    r = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s)
+    r = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s,
+                       features=False)
     return max(r["objects"], r["bias"]) <= 1e-9
 
 
@@ -1405,7 +1700,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
     and the object conditions are met; ``counts`` gets the LP solves and interior-point
     rounds. The LP model is kept in ``ctx.lp`` for the next fit of a path."""
     N, n = X.shape
-    ftol = tol * ctx.scale
+    ftol = ctx.ft.bind(mu)  # lam -> the per-feature tolerances at lam
     rows, lam0 = (None, None) if warm is None else (np.flatnonzero(warm.coef), warm.dual)
     if warm is not None:
         # the rows that the warm multipliers violate at this mu (at most N, the largest)
@@ -1413,7 +1708,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         # with them the first solve is usually the last
         s_w = ctx.scores_of(warm.dual)
         s_w = np.abs(X.T @ warm.dual if s_w is None else s_w)
-        over = np.flatnonzero(s_w > mu + ftol)
+        over = np.flatnonzero(s_w > mu + ftol(warm.dual))
         over = over[np.argsort(-s_w[over], kind="stable")[:N]]
         rows = np.union1d(rows, over)
     if use_lp:
@@ -1427,12 +1722,13 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
             s = ctx.lp.s
             ctx.scores = (lam, s)
             K = np.flatnonzero(coef)
-            if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol, n) \
+            if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol(lam),
+                               n, atol=ctx.ft.coef(lam, y, gamma)) \
                     and _objects_ok(X, y, coef, b, lam, gamma, mu, s):
                 return lam, coef, b, 1, True, strong, coef != 0
             # not met to the tolerance: re-solve on its sets by the set iteration
             return _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
-                                    ctx.scale)
+                                    ctx.ft)
         # strong features are wanted: the split QP, from the LP's rows and multipliers
         rows, lam0 = np.flatnonzero(strong | kink), lam
     if rows is None:
@@ -1445,19 +1741,25 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         # too many tight rows for the dense exact solve of the split QP: the set iteration
         # (N x N inner problems) re-solves on the interior-point sets, or the search fails
         return _resolve_on_sets(X, y, gamma, mu, "hinge", lam_i, strong_i, kink_i, max_iter,
-                                tol, ctx.scale)
+                                tol, ctx.ft)
     exact = hinge_qp_exact(X, y, gamma, mu, ftol, W, z)
     if exact is None:
         return None
     lam, coef, b, rounds = exact
     s = X.T @ lam
-    strong = (coef != 0) & (np.abs(s) > mu + ftol)
+    ft_lam = ftol(lam)
+    strong = (coef != 0) & (np.abs(s) > mu + ft_lam)
     kink = (coef != 0) & ~strong
     coef[strong] = s[strong]  # (20): equal to the multiplier, up to rounding
     P, K = np.flatnonzero(strong), np.flatnonzero(kink)
-    if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ftol, n) or \
+    if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ft_lam, n,
+                   atol=ctx.ft.coef(lam, y, gamma)) or \
             not _objects_ok(X, y, coef, b, lam, gamma, mu, s):
-        return None
+        # the split QP's multipliers missed the conditions (its coefficients come from
+        # multipliers, which are less accurate than s where the coefficients are small
+        # next to the bias): the set iteration re-solves on its sets, or the search fails
+        return _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
+                                ctx.ft)
     ctx.scores = (lam, s)
     if abs(_duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s)) \
             <= POLISH_GAP:
@@ -1466,8 +1768,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         return lam, coef, b, rounds, True, strong, kink
     # the same sets through the set iteration's own inner problem (N multipliers): usually
     # one iteration, and a cleaner duality gap than the split QP's larger system
-    out = _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
-                           ctx.scale)
+    out = _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol, ctx.ft)
     if out is not None:
         return out[:3] + (rounds + out[3],) + out[4:]
     return lam, coef, b, rounds, True, strong, kink
@@ -1482,15 +1783,16 @@ def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL):
     sig0 = np.sign(X.T @ start_fit.dual)[K0]
     sig0[sig0 == 0] = 1.0
     start = (float(info["mu"]), np.flatnonzero(info["strong"]), K0, sig0)
-    ftol = tol * ctx.scale
-    outs = _mu_homotopy_multi(X, y, gamma, mus, start, ftol, max_steps=10 * X.shape[1] + 1000)
+    outs = _mu_homotopy_multi(X, y, gamma, mus, start, ctx.ft,
+                              max_steps=10 * X.shape[1] + 1000)
     fits = []
     prev = start_fit
     for mu, out in zip(mus, outs, strict=True):
         if out[4]:
             lam, coef, b, steps, converged, strong, kink = out
             prev = _certified_result(X, y, gamma, mu, "squared", lam, coef, b, steps,
-                                     converged, strong, kink, t0, homotopy_steps=steps)
+                                     converged, strong, kink, t0, ft=ctx.ft,
+                                     homotopy_steps=steps)
         else:
             prev = _selective_fit(X, y, gamma, mu, "squared", "dual", prev, max_iter, tol, ctx)
         fits.append(prev)
@@ -1499,30 +1801,41 @@ def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL):
 
 
 def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong, kink,
-                      t0, s=None, ctx=None, **info) -> SelectiveResult:
+                      t0, s=None, ctx=None, ft=None, **info) -> SelectiveResult:
     """The :class:`SelectiveResult` of a dual solution, with its duality gap; raises
-    ``RuntimeError`` if the set conditions were not met (never an unconverged result).
-    ``s``: ``X' lam`` if already known; ``ctx``: remember ``(lam, s)`` for the next fit."""
+    ``RuntimeError`` if the set conditions were not met, or if they were and yet the
+    duality gap or a componentwise optimality condition (:func:`kkt_residuals`) is not small
+    (never an unconverged result). ``s``: ``X' lam`` if already known; ``ctx``: remember
+    ``(lam, s)`` for the next fit; ``ft``: the per-feature tolerances (``ctx.ft`` by
+    default)."""
     J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
     if s is None:
         s = X.T @ lam
-    if converged and coef.any() and np.max(np.abs(s)) <= mu * (1.0 + 1e-9) + 1e-12:
+    if ft is None:
+        ft = ctx.ft if ctx is not None else _FeatureTol(X, SET_TOL)
+    if converged and coef.any() and np.all(np.abs(s) <= mu + ft.at(lam, mu)):
         # no |s_i| above mu: the empty model can be optimal too, as at mu = mu_0 for the hinge
         # loss (several optima, e.g. duplicated features at |a_i| = mu); prefer it (41) when
         # it is one (the same lambda certifies it through the duality gap below)
         b0 = _best_intercept(np.zeros(X.shape[0]), y, loss, hint=b)
         J0 = _primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
-        if J0 <= J + 1e-12 * max(1.0, abs(J)):
+        if J0 <= J * (1.0 + 1e-12):
             coef, b, J = np.zeros_like(coef), b0, J0
             kink = np.zeros_like(kink)
             strong = np.zeros_like(strong)
     gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s)
+    kkt = math.nan
     if converged and not abs(gap) <= GAP_GUARD:
         converged = False  # the set conditions held, yet primal and dual disagree: refuse
+    if converged:
+        kkt = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s,
+                             s_terms=ft.norms * float(np.linalg.norm(lam)))["max"]
+        converged = kkt <= KKT_GUARD
     if not converged:
         raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
                            f"iterations without meeting its optimality conditions "
-                           f"(relative duality gap {gap:.3g})")
+                           f"(relative duality gap {gap:.3g}, largest relative KKT residual "
+                           f"{kkt:.3g})")
     if ctx is not None:
         ctx.scores = (lam, s)
     return SelectiveResult(coef=coef, intercept=b, dual=lam, active=coef != 0, n_iter=n_iter,
@@ -1536,6 +1849,7 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
 # ----------------------------------------------------------------------------------------
 # the rough regularization path along the selectivity axis (section V, eq. (42))
 # ----------------------------------------------------------------------------------------
+@single_blas_thread
 def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_iter=200
                      ) -> Path:
     r"""Rough regularization path over the selectivity grid (42), from ``mu_0`` downwards.
@@ -1582,8 +1896,11 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
         between grid points re-solves warm-started from the grid point above (exact, not an
         interpolation). Events ``"enter"`` / ``"leave"`` list the features whose active
         status changed between consecutive grid points (reported at the smaller ``mu``).
-        ``_kkt_residuals()`` are the relative duality gaps. ``info`` holds ``"mu_0"``,
-        ``"n_iter"`` (per grid point, in tracing order) and ``"time"``.
+        ``kkt_residuals()`` gives, per grid point, the larger of the largest componentwise
+        residual of :func:`kkt_residuals` (each optimality condition against the size of its
+        own terms) and the relative duality gap of :func:`duality_gap`, both in the user's
+        units and invariant under the problem's exact symmetries. ``info`` holds
+        ``"mu_0"``, ``"n_iter"`` (per grid point, in tracing order) and ``"time"``.
 
     Raises
     ------
@@ -1602,28 +1919,36 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     if ratio >= 1:
         raise ValueError(f"ratio must be in (0, 1); got {ratio}")
     t0 = time.perf_counter()
-    m0 = mu_0(X, y, gamma=gamma, loss=loss)
-    if m0 <= 0:
+    # the fits run in the solver's units (an exact power-of-two change, see _Units); the grid
+    # and the results are converted back, so a power-of-two scaling of X or y scales them
+    # exactly
+    units = _Units.of(X, y, loss)
+    Xs, ys = units.data(X, y)
+    gs = units.gamma_in(gamma)
+    m0s = _mu_0(Xs, ys, gs, loss)
+    if m0s <= 0:
         raise ValueError("mu_0 is 0 for these data (no feature correlates with y): the "
                          "selectivity path is empty")
-    grid = m0 * ratio ** (np.arange(n_mu - 1, -1, -1) / (n_mu - 1))
-    grid[-1] = m0
+    grid_s = m0s * ratio ** (np.arange(n_mu - 1, -1, -1) / (n_mu - 1))
+    grid_s[-1] = m0s
+    grid = units.mu_out(grid_s)
+    m0 = float(grid[-1])
     fits: list[SelectiveResult] = []
     prev = None
-    down = [float(mu) for mu in grid[::-1]]
-    # one context for all grid points: the data scale once, and for the hinge loss one
-    # working-set LP whose rows and basis carry over from each mu to the next
-    ctx = _FitContext(_data_scale(X, y))
+    down = [float(mu) for mu in grid_s[::-1]]
+    # one context for all grid points: the per-feature tolerances once, and for the hinge
+    # loss one working-set LP whose rows and basis carry over from each mu to the next
+    ctx = _FitContext(_FeatureTol(Xs, SET_TOL))
     while len(fits) < n_mu:
         mu = down[len(fits)]
-        prev = _selective_fit(X, y, gamma, mu, loss, "dual", prev, max_iter, SET_TOL, ctx)
+        prev = _selective_fit(Xs, ys, gs, mu, loss, "dual", prev, max_iter, SET_TOL, ctx)
         fits.append(prev)
         if prev.info.get("homotopy_steps", 0) > 0 and len(fits) < n_mu:
             # squared loss: the set iteration stalled here and the homotopy in mu finished
             # the fit; further down it would stall again, so one homotopy pass from this
             # point's sets serves every remaining grid point
-            fits += _homotopy_fits(X, y, gamma, prev, down[len(fits):], max_iter, ctx)
-    fits = fits[::-1]  # increasing mu
+            fits += _homotopy_fits(Xs, ys, gs, prev, down[len(fits):], max_iter, ctx)
+    fits = [units.result_out(f) for f in fits[::-1]]  # increasing mu, the user's units
     events = []
     for k in range(n_mu - 1):
         lo, hi = fits[k].active, fits[k + 1].active
@@ -1644,8 +1969,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
                             rec_hi=fits[k + 1], kind="refit") for k in range(n_mu - 1)]
 
     def residual(t, rec):
-        return _duality_gap(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=t,
-                           loss=loss)
+        return _point_residual(X, y, rec, gamma=gamma, mu=t, loss=loss)
 
     return Path("selectivity", segs, events, residual=residual, direction=-1,
                 info={"mu_0": m0, "n_iter": [f.n_iter for f in fits[::-1]],

@@ -74,6 +74,34 @@ def _box(y, gamma):
     return np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
 
 
+def _lam_scale(gamma) -> float:
+    """The unit of the multipliers in the LPs and QPs below: the power of two nearest to the
+    box width ``1 / (2 gamma)``.
+
+    Every LP and QP below is solved in ``u = lambda / scale`` (the box of width about 1)
+    with its objective divided by ``scale``: the row multipliers (the coefficients ``a``)
+    and the balance row's multiplier (the intercept) are unchanged, and the solvers'
+    absolute tolerances apply to a problem of unit size whatever ``gamma`` is (with
+    ``gamma = 1e16`` the box is ``5e-17`` wide, below any absolute tolerance; with
+    ``gamma = 1e-16``, ``5e15``). The rows ``|x^i' u| <= mu / scale`` then have bounds of the
+    size of ``mu / mu_0`` times about ``N max|x^i|`` (``mu_0`` is proportional to the
+    width).
+    """
+    return float(np.exp2(np.round(np.log2(0.5 / gamma))))
+
+
+def _tol_at(ftol, lam):
+    """The per-feature tolerances at multipliers ``lam``: ``ftol(lam)`` if ``ftol`` is
+    callable (as the fits pass it: each feature's tolerance follows the size of the terms
+    of ``x^i' lam``), else ``ftol`` itself (a scalar or one value per feature)."""
+    return ftol(lam) if callable(ftol) else ftol
+
+
+def _at(ftol, W):
+    """``ftol`` restricted to the features ``W`` (a scalar stays a scalar)."""
+    return ftol[W] if np.ndim(ftol) else ftol
+
+
 def _row_coefficients(a, sW, mu, ftol):
     """Row multipliers as coefficients: zero for a row inside ``|s_i| < mu`` (no multiplier)
     and for a tiny one against the sign of ``s_i`` (rounding; with ``mu`` below ``ftol``
@@ -91,13 +119,19 @@ class _WorkingLP:
     (dual simplex: added rows leave it dual feasible), and no dense ``2|W| x N`` copy or
     ``linprog`` set-up is paid per round (6 ms instead of 33 ms per LP solve with 300 rows
     at ``N = 196``).
+
+    HiGHS solves it in ``u = lambda / scale`` (:func:`_lam_scale`; rows
+    ``|x^i' u| <= mu / scale``, cost ``-y``), so that its absolute tolerances apply to a
+    problem of unit size; the row multipliers are those of the LP in ``lambda``.
     """
 
     def __init__(self, X, y, gamma, mu):
         import highspy
 
         self.X, self.y, self.gamma, self.mu, self.N = X, y, gamma, float(mu), X.shape[0]
+        self.c_box = _lam_scale(gamma)
         lo, hi = _box(y, gamma)
+        lo, hi = lo / self.c_box, hi / self.c_box
         self._optimal = highspy.HighsModelStatus.kOptimal
         h = highspy.Highs()
         h.silent()
@@ -120,8 +154,9 @@ class _WorkingLP:
         self.mu = float(mu)
         k = self.W.size
         if k:
+            mu_u = self.mu / self.c_box
             self.h.changeRowsBounds(k, np.arange(1, k + 1, dtype=np.int32),
-                                    np.full(k, -self.mu), np.full(k, self.mu))
+                                    np.full(k, -mu_u), np.full(k, mu_u))
 
     def set_rows(self, W) -> np.ndarray:
         """Make the working set ``W`` (rows not in it deleted, new ones appended); returns
@@ -136,7 +171,8 @@ class _WorkingLP:
         if new.size:
             N = self.N
             vals = np.ascontiguousarray(self.X[:, new].T).ravel()
-            self.h.addRows(new.size, np.full(new.size, -self.mu), np.full(new.size, self.mu),
+            mu_u = self.mu / self.c_box
+            self.h.addRows(new.size, np.full(new.size, -mu_u), np.full(new.size, mu_u),
                            vals.size, (np.arange(new.size) * N).astype(np.int32),
                            np.tile(np.arange(N, dtype=np.int32), new.size), vals)
             self.W = np.concatenate([self.W, new])
@@ -151,15 +187,15 @@ class _WorkingLP:
             return None
         sol = self.h.getSolution()
         rd = np.asarray(sol.row_dual, float)
-        return (np.asarray(sol.col_value, float), -rd[1:], -float(rd[0]),
-                float(self.h.getInfo().objective_function_value))
+        return (self.c_box * np.asarray(sol.col_value, float), -rd[1:], -float(rd[0]),
+                self.c_box * float(self.h.getInfo().objective_function_value))
 
 
 def _lp_sets(a, s, W, mu, ftol):
     """Coefficients and proposed strong / kink masks from an LP solution: the row
     multipliers ``a`` of the working set ``W`` and ``s = X' lambda``."""
     coef = np.zeros(s.size)
-    coef[W] = _row_coefficients(a, s[W], mu, ftol)
+    coef[W] = _row_coefficients(a, s[W], mu, _at(ftol, W))
     strong = np.abs(coef) > mu
     kink = ~strong & ((coef != 0) | (np.abs(np.abs(s) - mu) <= ftol))
     return coef, strong, kink
@@ -175,8 +211,9 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
         Labels in {-1, +1}.
     gamma, mu : float
         ``gamma > 0`` and ``mu > 0``.
-    ftol : float
-        Absolute tolerance on ``|s_i| - mu`` for a violated row.
+    ftol : float, ndarray of shape (n,) or callable
+        Tolerance on ``|s_i| - mu`` for a violated row (one per feature), or a function of
+        the multipliers ``lam`` returning it.
     rows : array_like of int, optional
         First working set of rows (e.g. the active features of a fit at a nearby ``mu``);
         empty by default.
@@ -219,14 +256,15 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
     s = X.T @ lam
     obj_drop = -np.inf  # the optimal value when rows were last dropped
     for rounds in range(1, MAX_ROUNDS + 1):
-        if _add_violators(W, s, mu, ftol, N) is None:  # no violated row left: done
+        ft = _tol_at(ftol, lam)
+        if _add_violators(W, s, mu, ft, N) is None:  # no violated row left: done
             lp.s = s  # X' lam at the returned solution, for the caller
-            coef, strong, kink = _lp_sets(a, s, W, mu, ftol)
+            coef, strong, kink = _lp_sets(a, s, W, mu, ft)
             return lam, coef, b, strong, kink, rounds, lp
         if W.size and obj > obj_drop + 1e-12 * (1.0 + abs(obj)):
             W = W[(a != 0) | (np.abs(s[W]) >= DROP_BELOW * mu)]
             obj_drop = obj
-        W = lp.set_rows(_add_violators(W, s, mu, ftol, N))
+        W = lp.set_rows(_add_violators(W, s, mu, ft, N))
         sol = lp.solve()
         if sol is None:
             return None
@@ -236,18 +274,21 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
             # multipliers far above mu after a few rounds (strong features likely): the
             # split QP takes over from this working set (see the docstring)
             lp.s = s
-            coef, strong, kink = _lp_sets(a, s, W, mu, ftol)
+            coef, strong, kink = _lp_sets(a, s, W, mu, _tol_at(ftol, lam))
             return lam, coef, b, strong, kink, rounds + 1, lp
     return None
 
 
-def _split_qp(XW, y, lo, hi, mu):
+def _split_qp(XW, y, lo, hi, mu, rho=1.0):
     """The working-set QP in ``z = [lam, c, p, m]`` as dense arrays for
-    :func:`pathlib_core.qp.solve_qp`: ``(P, q, A, b, lb, ub)``."""
+    :func:`pathlib_core.qp.solve_qp`: ``(P, q, A, b, lb, ub)``. ``rho``: the QP in the
+    scaled variables of :func:`_split_ipm` (``|c| <= mu / rho``, weight ``rho`` on the
+    squares)."""
     N, k = XW.shape
     d = N + 3 * k
+    cb = mu / rho
     P = np.zeros((d, d))
-    P[N + k:, N + k:] = np.eye(2 * k)
+    P[N + k:, N + k:] = rho * np.eye(2 * k)
     q = np.concatenate([-y, np.zeros(k), np.full(2 * k, mu)])
     A = np.zeros((1 + k, d))
     A[0, :N] = 1.0
@@ -255,16 +296,17 @@ def _split_qp(XW, y, lo, hi, mu):
     A[1:, N:N + k] = -np.eye(k)
     A[1:, N + k:N + 2 * k] = -np.eye(k)
     A[1:, N + 2 * k:] = np.eye(k)
-    lb = np.concatenate([lo, np.full(k, -mu), np.zeros(2 * k)])
-    ub = np.concatenate([hi, np.full(k, mu), np.full(2 * k, np.inf)])
+    lb = np.concatenate([lo, np.full(k, -cb), np.zeros(2 * k)])
+    ub = np.concatenate([hi, np.full(k, cb), np.full(2 * k, np.inf)])
     return P, q, A, np.zeros(1 + k), lb, ub
 
 
-def _split_point(lam, sW, mu):
-    """``[lam, c, p, m]`` with ``c = clip(s)`` and ``p``, ``m`` the excess: feasible for the
-    rows of :func:`_split_qp` whenever ``sW = X_W' lam``."""
-    return np.concatenate([lam, np.clip(sW, -mu, mu), np.maximum(sW - mu, 0.0),
-                           np.maximum(-sW - mu, 0.0)])
+def _split_point(lam, sW, mu, rho=1.0):
+    """``[lam, c, p, m]`` with ``c = clip(s)`` (to ``mu / rho``) and ``p``, ``m`` the excess:
+    feasible for the rows of :func:`_split_qp` whenever ``sW = X_W' lam``."""
+    cb = mu / rho
+    return np.concatenate([lam, np.clip(sW, -cb, cb), np.maximum(sW - cb, 0.0),
+                           np.maximum(-sW - cb, 0.0)])
 
 
 IPM_MAX_ITER = 100  # iterations of the structured interior-point method (14-16 typical)
@@ -330,9 +372,14 @@ class _SplitNewton:
         return a
 
 
-def _split_ipm(XW, y, lo, hi, mu):
+def _split_ipm(XW, y, lo, hi, mu, rho=1.0):
     r"""The working-set split QP by a primal-dual interior-point method (Mehrotra
     predictor-corrector) whose Newton systems are reduced to ``N x N``.
+
+    ``rho``: the QP in the variables ``(lambda, c, p, m) / rho`` with its objective divided
+    by ``rho`` (``rho = `` :func:`_lam_scale`; ``lo``, ``hi`` given in these units): then
+    ``Q = diag(0, 0, rho I, rho I)`` and ``|c| <= mu / rho``, the rest as below, and the row
+    multipliers are those of the unscaled QP.
 
     In :math:`x = (\lambda, c, p, m)` the QP of :func:`hinge_qp_sets` is
     :math:`\min \tfrac12 x^\top Q x + q^\top x` s.t. :math:`A x = 0`, :math:`l \le x \le u` with
@@ -364,13 +411,14 @@ def _split_ipm(XW, y, lo, hi, mu):
     """
     N, k = XW.shape
     nx = N + 3 * k
-    low = np.concatenate([lo, np.full(k, -mu), np.zeros(2 * k)])
-    up = np.concatenate([hi, np.full(k, mu), np.full(2 * k, np.inf)])
+    cb = mu / rho
+    low = np.concatenate([lo, np.full(k, -cb), np.zeros(2 * k)])
+    up = np.concatenate([hi, np.full(k, cb), np.full(2 * k, np.inf)])
     hu = np.isfinite(up)
-    qd = np.concatenate([np.zeros(N + k), np.ones(2 * k)])
+    qd = np.concatenate([np.zeros(N + k), np.full(2 * k, rho)])
     q = np.concatenate([-y, np.zeros(k), np.full(2 * k, mu)])
     # a strictly interior start (infeasible in the equality rows: an infeasible-start method)
-    x = np.concatenate([0.5 * (lo + hi), np.zeros(k), np.full(2 * k, mu)])
+    x = np.concatenate([0.5 * (lo + hi), np.zeros(k), np.full(2 * k, cb)])
     # the slacks to the bounds are iterated themselves, not recomputed from x: near a bound
     # x - l would lose its digits (e.g. c_i -> -mu)
     sl = x - low
@@ -422,25 +470,27 @@ def _split_ipm(XW, y, lo, hi, mu):
     return None
 
 
-def _ipm_point(XW, y, lo, hi, mu):
+def _ipm_point(XW, y, lo, hi, mu, rho=1.0):
     """An interior-point solution of the working-set QP: ``[lam, c, p, m]``, or None.
-    :func:`_split_ipm` first; Clarabel (through cvxpy) if that does not converge."""
-    z = _split_ipm(XW, y, lo, hi, mu)
-    return z if z is not None else _clarabel_point(XW, y, lo, hi, mu)
+    :func:`_split_ipm` first; Clarabel (through cvxpy) if that does not converge. ``rho``:
+    the scaled QP of :func:`_split_ipm`."""
+    z = _split_ipm(XW, y, lo, hi, mu, rho)
+    return z if z is not None else _clarabel_point(XW, y, lo, hi, mu, rho)
 
 
-def _clarabel_point(XW, y, lo, hi, mu):
+def _clarabel_point(XW, y, lo, hi, mu, rho=1.0):
     """The working-set QP by Clarabel through cvxpy (the fallback of :func:`_ipm_point`)."""
     import cvxpy as cp
 
     N, k = XW.shape
+    cb = mu / rho
     lam = cp.Variable(N)
     c = cp.Variable(k)
     p = cp.Variable(k, nonneg=True)
     m = cp.Variable(k, nonneg=True)
-    obj = -y @ lam + mu * cp.sum(p + m) + 0.5 * (cp.sum_squares(p) + cp.sum_squares(m))
+    obj = -y @ lam + mu * cp.sum(p + m) + 0.5 * rho * (cp.sum_squares(p) + cp.sum_squares(m))
     cons = [cp.sum(lam) == 0, XW.T @ lam - c - p + m == 0, lam >= lo, lam <= hi,
-            c >= -mu, c <= mu]
+            c >= -cb, c <= cb]
     prob = cp.Problem(cp.Minimize(obj), cons)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -501,8 +551,11 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
     """
     N, n = X.shape
     lo, hi = _box(y, gamma)
+    sc = _lam_scale(gamma)  # the QP in lambda / sc (see _lam_scale)
+    lo, hi = lo / sc, hi / sc
     W = np.unique(np.asarray(rows, int))
-    s = X.T @ np.asarray(lam0, float)
+    lam = np.asarray(lam0, float)
+    s = X.T @ lam
     z, Wz = None, W  # the last interior-point solution and the rows it was solved on
     obj, obj_drop = -np.inf, -np.inf
     n_full = 0  # consecutive solves on a full working set
@@ -513,7 +566,7 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
             obj_drop = obj
         # the interior-point rounds cost little more for a larger working set: let it double
         cap = MAX_QP_ROWS * N
-        W_new = _add_violators(W, s, mu, ftol, N, grow=True, cap=cap)
+        W_new = _add_violators(W, s, mu, _tol_at(ftol, lam), N, grow=True, cap=cap)
         n_full = n_full + 1 if Wz.size >= cap else 0
         if W_new is not None and z is not None and (W_new.size == W.size or n_full >= 2):
             return None  # violated rows remain, and the working set is full (twice in a row)
@@ -521,30 +574,39 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
             # done: the sets from the last solve, on the rows it had (Wz)
             k = Wz.size
             c, p, m = z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
-            delta = 1e-7 * mu
+            cb = mu / sc  # the bound of c in the scaled variables
+            # a row is read as strong (kink) when its excess p + m (its slack to the bound of
+            # c) exceeds (is below) 1e-7 of the bound, or ten times what the interior point's
+            # complementarity target (1e-13 (1 + max|q|), objective units) leaves on a
+            # variable whose multiplier has the size of mu, whichever is larger, but at most
+            # 1e-5 of the bound: in the scaled variables the bound can be small next to that
+            # (features at the kink with a zero coefficient then looked strong)
+            delta = max(1e-7 * cb, min(1e-5 * cb, 1e-12 * (1.0 + max(1.0, mu)) / mu))
             strong = np.zeros(n, bool)
             strong[Wz] = (p + m) > delta
             kink = np.zeros(n, bool)
-            kink[Wz] = (np.abs(c) >= mu - delta) & ~strong[Wz]
-            return z[:N], strong, kink, Wz, z, rounds - 1
+            kink[Wz] = (np.abs(c) >= cb - delta) & ~strong[Wz]
+            return sc * z[:N], strong, kink, Wz, z, rounds - 1
         W = W if W_new is None else W_new
         if W.size == 0:
             return None
-        z, Wz = _ipm_point(X[:, W], y, lo, hi, mu), W
+        z, Wz = _ipm_point(X[:, W], y, lo, hi, mu, sc), W
         if z is None:
             return None
-        obj = _split_value(z, y, mu)
-        s = X.T @ z[:N]
+        obj = _split_value(z, y, mu, sc)
+        lam = sc * z[:N]
+        s = X.T @ lam
     return None
 
 
-def _split_value(z, y, mu):
+def _split_value(z, y, mu, rho=1.0):
     """Objective of the split QP of :func:`hinge_qp_sets` at ``z = [lam, c, p, m]``:
-    ``-y' lam + mu 1'(p + m) + (|p|^2 + |m|^2) / 2`` (``N = len(y)``)."""
+    ``-y' lam + mu 1'(p + m) + rho (|p|^2 + |m|^2) / 2`` (``N = len(y)``; ``rho`` as in
+    :func:`_split_ipm`)."""
     N = y.size
     k = (z.size - N) // 3
     p, m = z[N + k:N + 2 * k], z[N + 2 * k:]
-    return float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * (p @ p + m @ m))
+    return float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * rho * (p @ p + m @ m))
 
 
 def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
@@ -561,20 +623,24 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
     """
     N, n = X.shape
     lo, hi = _box(y, gamma)
-    lam = z[:N]
+    sc = _lam_scale(gamma)  # z and the QP in lambda / sc, as in hinge_qp_sets
+    lo, hi = lo / sc, hi / sc
+    lam = sc * z[:N]
     s = X.T @ lam
     W = W[np.abs(s[W]) >= mu * (1.0 - 1e-6)]
     for rounds in range(1, MAX_ROUNDS + 1):
-        P, q, A, b, lb, ub = _split_qp(X[:, W], y, lo, hi, mu)
-        res = solve_qp(P, q, A=A, b=b, lb=lb, ub=ub, warm_start=_split_point(lam, s[W], mu))
+        P, q, A, b, lb, ub = _split_qp(X[:, W], y, lo, hi, mu, sc)
+        res = solve_qp(P, q, A=A, b=b, lb=lb, ub=ub,
+                       warm_start=_split_point(lam / sc, s[W] / sc, mu, sc))
         if res.status != "optimal":
             return None
-        lam = res.x[:N]
+        lam = sc * res.x[:N]
         s = X.T @ lam
-        W_new = _add_violators(W, s, mu, ftol, N)
+        ft = _tol_at(ftol, lam)
+        W_new = _add_violators(W, s, mu, ft, N)
         if W_new is None:
             coef = np.zeros(n)
-            coef[W] = _row_coefficients(res.nu[1:], s[W], mu, ftol)
+            coef[W] = _row_coefficients(res.nu[1:], s[W], mu, _at(ft, W))
             return lam, coef, float(res.nu[0]), rounds
         W = W_new
     return None

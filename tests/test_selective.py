@@ -163,7 +163,7 @@ def test_squared_path_point_on_unchanged_sets_needs_no_new_factorization(monkeyp
     # two right-hand sides [y; 0; 0] and [0; 0; sig] to the next mu (_FitContext.inner)
     X, y = _data(18, 80, "squared", 6)
     m0 = mu_0(X, y, gamma=1.0, loss="squared")
-    ctx = selective_module._FitContext(selective_module._data_scale(X, y))
+    ctx = selective_module._FitContext(selective_module._FeatureTol(X, selective_module.SET_TOL))
     mu1 = 0.3 * m0
     first = selective_module._selective_fit(X, y, 1.0, mu1, "squared", "dual", None, 200,
                                             selective_module.SET_TOL, ctx)
