@@ -942,7 +942,7 @@ class _ActiveSetQP:
         if not amin < alpha_max:
             return alpha_max, None
         # smallest index among (near) ties: Bland-like, deterministic
-        ties = np.flatnonzero(ratios_all <= amin * (1.0 + 1e-12) + 1e-300)
+        ties = np.flatnonzero(ratios_all <= amin * (1.0 + 1e-12))
         k = int(ties[0])
         return amin, (("bound", k) if k < self.n else ("G", k - self.n))
 
@@ -1313,8 +1313,22 @@ def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
     if ray is not None:
         info["unbounded_direction"] = ray
     return QPResult(x=x, nu=nu, z=z, w_lb=w_lb, w_ub=w_ub, active=solver.active_set(),
-                    n_iter=solver.n_iter, status=status, objective=d.objective(x),
+                    n_iter=solver.n_iter, status=status, objective=_objective(d, x),
                     solver="active-set", info=info, _data=d)
+
+
+def _objective(d: _QPData, x: np.ndarray) -> float:
+    """``1/2 x'Px + q'x`` without spurious overflow: evaluated at ``x / m`` (``m = max|x|``)
+    and scaled back, so a value beyond the floating-point range is ``+-inf``, never NaN."""
+    m = float(np.max(np.abs(x))) if x.size else 0.0
+    if not (m > 0.0 and np.isfinite(m)):
+        return d.objective(x) if m == 0.0 else float("nan")
+    if m <= 1e150:
+        return d.objective(x)
+    xs = x / m
+    quad = 0.0 if d.P is None else 0.5 * float(xs @ (d.P @ xs))
+    inner = m * quad + float(d.q @ xs)  # Python floats: overflow gives +-inf, no warning
+    return m * inner
 
 
 def _highs(d: _QPData, method: str = "highs", options: dict | None = None):
@@ -1504,7 +1518,7 @@ def solve_qp_cvxpy(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
         w_ub[iub] = duals["ub"]
     active = _active_from_solution(d, xv, z, w_lb, w_ub, tol)
     return QPResult(x=xv, nu=nu, z=z, w_lb=w_lb, w_ub=w_ub, active=active, n_iter=n_iter,
-                    status=status, objective=d.objective(xv), solver=name,
+                    status=status, objective=_objective(d, xv), solver=name,
                     info={"cvxpy_status": prob.status}, _data=d)
 
 

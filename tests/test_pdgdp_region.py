@@ -4,6 +4,8 @@ Every check uses an independent solve of the same dual (cvxpy / CLARABEL through
 :func:`pathlib_core.qp.solve_qp_cvxpy`) or finite differences of re-solved problems.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -221,3 +223,117 @@ def test_bad_kernel_and_labels():
         R.alpha(np.ones(4))
     with pytest.raises(ValueError, match="u must be >= 0"):
         R.objective(-np.ones(6))
+
+
+# --------------------------------------------------------------------------------------------
+# Certificates that can fail, kernels that are not PSD, extreme scales
+# --------------------------------------------------------------------------------------------
+def _coherent_perturbation(R, u, size=1e-6):
+    """The region with its base point ``[alpha_F; b]`` moved by ``size`` relative.
+
+    Each coordinate moves in the direction that adds up in the stationarity row of the free
+    sample in which the perturbed terms weigh most (their share ``(|Q_iF||alpha_F| + |b|) /
+    (|Q_i||alpha| + 1 + |b|)`` of that row's scale). Returns the perturbed region and that
+    share: the row's relative residual moves by about ``size`` times the share.
+    """
+    a, b, _ = R._evaluate(u)
+    Q, F = R._qop.dense(), R._F
+    scale = np.abs(Q) @ np.abs(a) + 1.0 + abs(b)
+    share = (np.abs(Q[:, F]) @ np.abs(a[F]) + abs(b)) / scale
+    i = F[int(np.argmax(share[F]))]
+    z = R._z0.copy()
+    z[:-1] *= 1.0 + size * np.sign(Q[i, F] * a[F])
+    z[-1] *= 1.0 + size * np.sign(R._y[i] * b)
+    return dataclasses.replace(R, _z0=z), float(share[i])
+
+
+def test_perturbed_closed_form_is_not_certified():
+    checked = total = 0
+    for seed in range(8):
+        for kernel in ("linear", "rbf"):
+            K, y, rng = _data(seed, kernel=kernel)
+            u = rng.uniform(0.2, 2.0, y.shape[0])
+            R = critical_region(K, y, u)
+            if R.n_free == 0:
+                continue
+            total += 1
+            v = _inside_perturbation(R, u, rng)
+            for w in (u, v):  # at the solve point and elsewhere in the region
+                assert R.kkt_residuals(w).max <= 1e-14
+            wrong, share = _coherent_perturbation(R, u)
+            if share >= 0.2:
+                assert wrong.kkt_residuals(u).max > 1e-7
+                assert wrong.kkt_residuals(v).max > 1e-7
+                checked += 1
+    assert total >= 12 and checked >= 0.75 * total
+
+
+def _non_psd_kernels(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    y[:2] = [1.0, -1.0]
+    K = rbf_kernel(X, gamma=0.5)
+    lam, V = np.linalg.eigh(K)
+    lam[-5] = -lam[-5]
+    return y, {
+        "sigmoid": np.tanh(0.5 * X @ X.T - 1.0),
+        "rbf - 0.5 I": K - 0.5 * np.eye(n),
+        "negative distance": -np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)),
+        "one negative eigenvalue": (V * lam) @ V.T,
+    }
+
+
+@pytest.mark.parametrize("n", [30, 200])
+def test_kernel_that_is_not_psd_raises_naming_k(n):
+    # before: a stationary point of the non-convex dual, returned silently
+    y, kernels = _non_psd_kernels(n, n)
+    for name, K in kernels.items():
+        K = 0.5 * (K + K.T)
+        for f in (critical_region, solve_svm_dual):
+            with pytest.raises(ValueError, match="K must be positive semi-definite") as exc:
+                f(K, y, np.ones(n))
+            assert "smallest eigenvalue" in str(exc.value), name
+
+
+def test_semidefinite_kernel_with_rounding_is_accepted():
+    K, y, rng = _data(3, n=40, kernel="linear")  # rank 3: eigenvalues ~ -1e-15 relative
+    K[20:30] = K[0:10]
+    K[:, 20:30] = K[:, 0:10]
+    y[20:30] = y[0:10]
+    u = rng.uniform(0.2, 2.0, 40)
+    R = critical_region(K, y, u)
+    assert R.kkt_residuals(u).max <= 1e-12
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("s", [1e-300, 1e-150, 1e-12, 1e-8, 2.0 ** -20, 1e8, 1e12, 1e150, 1e300])
+def test_scaled_kernel_symmetry(kernel, s):
+    # (s K, u / s) has the optimum alpha / s with the same intercept and decision function
+    K, y, rng = _data(1, kernel=kernel)
+    u = rng.uniform(0.2, 2.0, y.shape[0])
+    R0 = critical_region(K, y, u)
+    R = critical_region(s * K, y, u / s)
+    a0, a = R0.alpha(u), R.alpha(u / s)
+    assert R.degenerate == R0.degenerate
+    assert R.kkt_residuals(u / s).max <= 1e-14
+    np.testing.assert_allclose(a * s, a0, rtol=0, atol=1e-13 * np.max(a0))
+    assert abs(R.intercept(u / s) - R0.intercept(u)) <= 1e-13
+    f0 = K @ (a0 * y) + R0.intercept(u)
+    f = (s * K) @ (a * y) + R.intercept(u / s)
+    np.testing.assert_allclose(f, f0, rtol=0, atol=1e-13 * np.max(np.abs(f0)))
+    if s == 2.0 ** -20:  # a power of two: the equilibrated problems coincide, bit for bit
+        np.testing.assert_array_equal(a * s, a0)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("factor", [1e-300, 1e-12, 1e12, 1e300])
+def test_extreme_bounds_complete_with_a_certificate(kernel, factor):
+    # C tiny or huge: the dual is solved (the previous tie test of the ratio test, with an
+    # absolute 1e-300, picked the wrong blocking bound at 1e-300: residual 0.23)
+    K, y, rng = _data(1, kernel=kernel)
+    u = rng.uniform(0.2, 2.0, y.shape[0]) * factor
+    R = critical_region(K, y, u)
+    assert R.qp.status == "optimal"
+    assert R.kkt_residuals(u).max <= 1e-11  # degenerate hard-margin faces: ~2e-12 at 1e12
+    assert np.all(R.alpha(u) >= 0) and np.all(R.alpha(u) <= u)

@@ -67,9 +67,9 @@ from .._validation import (
     positive_int,
     positive_scalar,
 )
-from ..qp import QPResult, _ruiz_pow2, solve_qp
+from ..qp import QPResult, solve_qp
 from ..threads import single_blas_thread
-from .region import _apply_inverse, _factor
+from .region import _apply_scaled, _factor_scaled
 
 __all__ = [
     "LatentSVMResult",
@@ -374,9 +374,7 @@ class _LinearRegion:
         Kmat[p, p + 1:] = -y[F]
         Kmat[p + 1:, p] = -y[F]
         # symmetric power-of-two equilibration (exact), then LU or a pseudo-inverse
-        D = _ruiz_pow2(Kmat, np.zeros((0, m)), np.zeros((0, m)), np.zeros(m), True, 30)[0]
-        self._D = D
-        self._fac = _factor(D[:, None] * Kmat * D[None, :])
+        self._fac, self._D = _factor_scaled(Kmat)
         self.degenerate = "no-free" if k == 0 else ("" if self._fac[0] is not None else
                                                     "singular")
         # right-hand side r(u) = r0 + B u_U
@@ -394,8 +392,7 @@ class _LinearRegion:
         self._p = p
 
     def _solve(self, R: np.ndarray) -> np.ndarray:
-        D = self._D if R.ndim == 1 else self._D[:, None]
-        return D * _apply_inverse(*self._fac, D * R)
+        return _apply_scaled(self._fac, self._D, R)
 
     @property
     def n_free(self) -> int:

@@ -46,6 +46,7 @@ the two degenerate cases get a documented fallback (see :class:`CriticalRegion`)
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -54,7 +55,7 @@ import scipy.linalg
 
 from .._validation import as_binary_labels, as_kernel, as_vector, check_psd, positive_scalar
 from ..kkt import KKTResiduals, qp_residuals
-from ..qp import NotPSDError, QPResult, solve_qp
+from ..qp import NotPSDError, QPResult, _ruiz_pow2, solve_qp
 from ..threads import single_blas_thread
 
 __all__ = ["CriticalRegion", "critical_region", "solve_svm_dual"]
@@ -247,10 +248,11 @@ class CriticalRegion:
     _Vk: np.ndarray | None = field(repr=False)  # M^+ = Vk diag(inv_lam) Vk' (degenerate)
     _inv_lam: np.ndarray | None = field(repr=False)
     _lu: tuple | None = field(default=None, repr=False)  # LU factors of M (regular case)
+    _D: np.ndarray | None = field(default=None, repr=False)  # M was factored as D M D
 
     def _solve_m(self, r: np.ndarray) -> np.ndarray:
         """``M^+ r`` (``M^{-1} r`` in the regular case)."""
-        return _apply_inverse(self._lu, self._Vk, self._inv_lam, r)
+        return _apply_scaled((self._lu, self._Vk, self._inv_lam), self._D, r)
 
     # -- evaluation (internal: trusts its input) ------------------------------------------------
     def _alpha_b(self, u: np.ndarray) -> tuple[np.ndarray, float]:
@@ -359,7 +361,11 @@ class CriticalRegion:
     def objective(self, u) -> float:
         """The optimal value ``V(u) = 1/2 alpha' Q alpha - 1' alpha`` (quadratic in ``u``)."""
         a = self._alpha_b(self._check_u(u))[0]
-        return float(0.5 * a @ self._q_alpha(a) - a.sum())
+        m = float(np.max(np.abs(a)))
+        if m == 0.0:
+            return 0.0
+        s = a / m  # evaluated at alpha / m and scaled back: beyond the float range is -inf
+        return m * (0.5 * float(s @ self._q_alpha(a)) - float(s.sum()))
 
     def gradient(self, u) -> np.ndarray:
         """``dV/du``: ``g_i(u)`` (<= 0) on ``U``, zero elsewhere (a subgradient at kinks)."""
@@ -483,6 +489,30 @@ def _apply_inverse(lu, Vk, inv_lam, R: np.ndarray) -> np.ndarray:
     return Vk @ (inv_lam * (Vk.T @ R))
 
 
+def _factor_scaled(M: np.ndarray, D0: np.ndarray | None = None):
+    """``(factors, D)``: :func:`_factor` of ``D M D`` with ``D`` a diagonal of powers of two.
+
+    ``D`` is ``D0`` (a given balancing of a saddle-point structure, default the identity)
+    followed by Ruiz's scaling of ``D0 M D0``. The scaling is exact and leaves a well-scaled
+    ``M`` unchanged (``D = I``); it keeps a kernel scaled by ``1e-300 .. 1e300`` from looking
+    singular to the condition estimate, and the pseudo-inverse of the degenerate case is
+    taken in the balanced metric.
+    """
+    m = M.shape[0]
+    D0 = np.ones(m) if D0 is None else D0
+    M0 = D0[:, None] * M * D0[None, :]
+    D = D0 * _ruiz_pow2(M0, np.zeros((0, m)), np.zeros((0, m)), np.zeros(m), True, 60)[0]
+    return _factor(D[:, None] * M * D[None, :]), D
+
+
+def _apply_scaled(fac, D: np.ndarray | None, R: np.ndarray) -> np.ndarray:
+    """``M^{-1} R`` (``M^+ R``) from :func:`_factor_scaled`: ``D (D M D)^{-1} D R``."""
+    if D is None:
+        return _apply_inverse(*fac, R)
+    Dr = D if R.ndim == 1 else D[:, None]
+    return Dr * _apply_inverse(*fac, Dr * R)
+
+
 def _region_from_state(qop, y: np.ndarray, u: np.ndarray, state: np.ndarray,
                        alpha: np.ndarray, b: float, tol: float,
                        qp: QPResult | None = None) -> CriticalRegion:
@@ -496,11 +526,18 @@ def _region_from_state(qop, y: np.ndarray, u: np.ndarray, state: np.ndarray,
         M[:k, :k] = qop.block(F, F)
         M[:k, k] = y[F]
         M[k, :k] = y[F]
-    lu, Vk, inv_lam = _factor(M)
+    # balance Q_FF against the labels: alpha_F times t, b over t leave the y blocks alone
+    t = np.ones(k + 1)
+    if k:
+        qmax = float(np.max(np.abs(M[:k, :k])))
+        if qmax > 0.0:
+            e = -int(np.floor(math.frexp(qmax)[1] / 2.0))  # t^2 qmax in [1/4, 2)
+            t[:k], t[k] = math.ldexp(1.0, e), math.ldexp(1.0, -e)
+    (lu, Vk, inv_lam), D = _factor_scaled(M, t)
     rank = k + 1 if lu is not None else int(inv_lam.size)
 
     def pinv_apply(R: np.ndarray) -> np.ndarray:
-        return _apply_inverse(lu, Vk, inv_lam, R)
+        return _apply_scaled((lu, Vk, inv_lam), D, R)
 
     # right-hand side r(u) = [1_F - Q_FU u_U; -y_U' u_U] and its derivative B = [Q_FU; y_U']
     B = np.zeros((k + 1, U.size))
@@ -524,7 +561,8 @@ def _region_from_state(qop, y: np.ndarray, u: np.ndarray, state: np.ndarray,
     return CriticalRegion(upper0=u.copy(), free=state == 0, at_lower=state == 1,
                           at_upper=state == 2, degenerate=degenerate,
                           rank_deficiency=k + 1 - rank, qp=qp, _qop=qop, _y=y, _F=F, _L=L,
-                          _U=U, _z0=z, _dz=dz, _tol=tol, _Vk=Vk, _inv_lam=inv_lam, _lu=lu)
+                          _U=U, _z0=z, _dz=dz, _tol=tol, _Vk=Vk, _inv_lam=inv_lam, _lu=lu,
+                          _D=D)
 
 
 def _region_from_qp(qop, y: np.ndarray, u: np.ndarray, qp: QPResult,
