@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import lsq_linear
 
 from pathlib_core.pdgdp import (
     LatentSVMClassifier,
@@ -257,3 +258,116 @@ def test_bad_labels_and_shapes():
         train_latent_svm(X, y[:-1], n_states=2)
     with pytest.raises(ValueError, match="X"):
         train_latent_svm(np.c_[X[:, :1], np.full(len(y), np.nan)], y, n_states=2)
+
+
+# --------------------------------------------------------------------------------------------
+# Feature scale: every component solved exactly at any scale
+# --------------------------------------------------------------------------------------------
+def _component_certificate(X, y, u, w, b, sigma):
+    """Relative residual of the optimality of ``(w, b)`` for one weighted linear SVM.
+
+    ``min_w,b sigma/2 ||w||^2 + sum_i u_i [1 - y_i (x_i'w + b)]_+`` is solved by ``(w, b)``
+    iff some ``alpha`` in the subdifferential of the hinge terms (``alpha_i = u_i`` below the
+    margin, ``0`` above it, in ``[0, u_i]`` on it) gives ``sigma w = X'(y o alpha)`` and
+    ``y'alpha = 0``. The points on the margin (relative 1e-9) get the least-squares
+    ``alpha``; the residual of each condition is relative to the size of its terms.
+    """
+    m = y * (X @ w + b)
+    on = np.abs(m - 1.0) <= 1e-9
+    alpha = np.where(m < 1.0, u, 0.0)
+    alpha[on] = 0.0
+    rhs_w = sigma * w - X.T @ (y * alpha)
+    rhs_b = -float(y @ alpha)
+    if on.any():  # a bounded least-squares alpha on the margin (the dual's own is in it)
+        Mtx = np.vstack([X[on].T * y[on], y[on][None, :]])
+        rhs = np.concatenate([rhs_w, [rhs_b]])
+        row = np.abs(Mtx).max(axis=1, keepdims=True)  # each condition in its own units
+        row[row == 0] = 1.0
+        alpha[on] = lsq_linear(Mtx / row, rhs / row[:, 0], bounds=(0.0, u[on] + 1e-300),
+                               tol=1e-15, lsmr_tol="auto", max_iter=10_000).x
+    stat = np.abs(sigma * w - X.T @ (y * alpha)) / (sigma * np.abs(w)
+                                                     + np.abs(X).T @ np.abs(alpha) + 1e-300)
+    bal = abs(float(y @ alpha)) / float(np.sum(np.abs(alpha)) + 1e-300)
+    box = np.max(np.maximum(-alpha, alpha - u) / np.maximum(u, 1e-300))
+    return max(float(np.max(stat)), bal, float(max(box, 0.0)))
+
+
+def _scaled_latent_data(seed=0, n_pos=12, n_neg=16, p=4):
+    rng = np.random.default_rng(seed)
+    h = n_pos // 2
+    shift = np.zeros(p)
+    shift[0] = 2.0
+    Xp = np.vstack([rng.normal(shift, 0.8, (h, p)), rng.normal(-shift, 0.8, (n_pos - h, p))])
+    Xn = rng.normal(0.0, 0.9, (n_neg, p))
+    return np.vstack([Xp, Xn]), np.r_[np.ones(n_pos), -np.ones(n_neg)]
+
+
+@pytest.mark.parametrize("scale", ["1e8", "1e-8", "mixed"])
+@pytest.mark.parametrize("method", ["pdgdp", "ao"])
+def test_scaled_features_train_to_exact_components(scale, method):
+    # before: RuntimeError (the dual QP stopped at 'max_iter') at 1e8 and mixed; at 1e8 the
+    # dual's w = X'(y o alpha) / sigma had no correct digit (objective 0.49, AO 1.82, against
+    # 0.145 from the primal)
+    X, y = _scaled_latent_data()
+    p = X.shape[1]
+    d = {"1e8": np.full(p, 1e8), "1e-8": np.full(p, 1e-8),
+         "mixed": 10.0 ** np.linspace(-6, 6, p)}[scale]
+    Xs = X * d
+    theta0 = np.eye(2)[np.r_[np.zeros(6, int), np.ones(6, int)]]
+    sigma = 0.01
+    r = train_latent_svm(Xs, y, n_states=2, method=method, sigma=sigma, theta0=theta0,
+                         max_iter=40)
+    assert np.all(np.isfinite(r.weights)) and np.isfinite(r.objective)
+    assert r.objective <= r.objective_history[0] + 1e-12 * abs(r.objective_history[0])
+    # every component at the returned theta is the exact weighted SVM (certificate on w, b)
+    eta = float(np.mean(y < 0))
+    c = np.where(y > 0, eta / y.size, (1 - eta) / y.size)
+    _, _, W, b = hidden_state_objective(Xs, y, r.theta, sigma=sigma)
+    for m in range(2):
+        u = c.copy()
+        u[y > 0] *= r.theta[:, m]
+        assert _component_certificate(Xs, y, u, W[m], b[m], sigma) <= 1e-9
+
+
+@pytest.mark.parametrize("s", [2.0 ** 20, 1e8, 1e-8])
+def test_common_feature_scale_is_a_rescaled_sigma(s):
+    # the model's exact symmetry: (s X, sigma) is (X, sigma / s^2) with weights W / s, the
+    # same intercepts and decision values
+    X, y = _scaled_latent_data(1, n_pos=20, n_neg=30)
+    X = X + np.random.default_rng(5).normal(0.0, 1.0, X.shape)  # overlapping classes
+    theta0 = np.eye(2)[np.r_[np.zeros(10, int), np.ones(10, int)]]
+    kw = dict(n_states=2, method="ao", theta0=theta0, max_iter=20)
+    a = train_latent_svm(s * X, y, sigma=0.01, **kw)
+    b = train_latent_svm(X, y, sigma=0.01 / s**2, **kw)
+    assert b.objective > 0.05  # not separable: the hinge terms count
+    assert abs(a.objective - b.objective) <= 1e-12 * b.objective
+    fa, fb = a.decision_function(s * X), b.decision_function(X)
+    np.testing.assert_allclose(fa, fb, rtol=0, atol=1e-12 * np.max(np.abs(fb)))
+    np.testing.assert_array_equal(a.theta, b.theta)
+
+
+def test_component_weights_match_the_primal_oracle_at_moderate_scale():
+    X, y = _scaled_latent_data(2)
+    X = X * np.array([1e-2, 1.0, 1e2, 10.0])
+    theta = project_simplex(np.random.default_rng(2).random((12, 2)))
+    sigma = 0.05
+    _, _, W, b = hidden_state_objective(X, y, theta, sigma=sigma)
+    eta = float(np.mean(y < 0))
+    c = np.where(y > 0, eta / y.size, (1 - eta) / y.size)
+    for m in range(2):
+        u = c.copy()
+        u[y > 0] *= theta[:, m]
+        w, bb = cp.Variable(X.shape[1]), cp.Variable()
+        prob = cp.Problem(cp.Minimize(sigma / 2 * cp.sum_squares(w)
+                                      + u @ cp.pos(1 - cp.multiply(y, X @ w + bb))))
+        prob.solve(solver=cp.CLARABEL)
+        ours = sigma / 2 * W[m] @ W[m] + u @ np.maximum(1 - y * (X @ W[m] + b[m]), 0)
+        assert ours <= prob.value * (1 + 1e-9)
+        assert _component_certificate(X, y, u, W[m], b[m], sigma) <= 1e-9
+
+
+def test_sgd_divergence_is_reported():
+    X, y = _scaled_latent_data(3)
+    with pytest.warns(RuntimeWarning, match="SGD diverged"):
+        r = train_latent_svm(1e8 * X, y, n_states=2, method="sgd", max_iter=3)
+    assert not r.converged

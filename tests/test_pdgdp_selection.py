@@ -121,3 +121,52 @@ def test_bad_data():
         select_hyperparameters(X, y, Xv, yv * 2)
     with pytest.raises(ValueError, match="y_train"):
         select_hyperparameters(X, np.ones_like(y), Xv, yv)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(C0=1e-12), dict(C0=1e12), dict(C0=1e300), dict(C0=1e-300),
+    dict(scales0=1e-12), dict(scales0=1e12), dict(gamma0=1e-9), dict(gamma0=1 - 1e-9),
+    dict(C0=1e12, scales0=1e12),
+], ids=lambda kw: ",".join(f"{k}={v:g}" for k, v in kw.items()))
+@pytest.mark.parametrize("method", ["pdgdp", "grid"])
+def test_extreme_hyperparameters_complete_with_exact_solutions(kwargs, method):
+    # C0 = 1e300 looped in libsvm (its own cap is 10^7 iterations); now libsvm stops at
+    # 100 n + 10^4 iterations and the active-set solver finishes from its point
+    X, y, Xv, yv = _data(0)
+    r = select_hyperparameters(X, y, Xv, yv, method=method, budget=8, max_iter=10, seed=0,
+                               **kwargs)
+    assert 1 <= r.n_qp_solves <= 8
+    assert np.isfinite(r.val_cost) and np.all(np.isfinite(r.theta))
+    sol = r._solution
+    # at the region's own tolerance (a kernel scale of 1e-13 leaves a near-constant kernel
+    # whose margins differ by 1e-13: residual 2e-11 there, ~1e-16 elsewhere)
+    assert sol.region.kkt_residuals(sol.u).max <= sol.region._tol
+
+
+def test_region_solution_at_extreme_c_matches_the_oracle():
+    # the oracle solves the same dual in units where its absolute tolerances are relative:
+    # (C K, u / C) has the optimum alpha / C and the value V / C (the kernel-scale symmetry)
+    X, y, Xv, yv = _data(1)
+    P = CostSensitiveARD(X, y, Xv, yv)
+    K = ard_rbf_kernel(X, scales=[0.3, 0.2, 0.1])
+    for C in (1e-8, 1e8):
+        theta = pack_hyperparameters(C, 0.4, [0.3, 0.2, 0.1])
+        sol = P.solve(theta)
+        ref = solve_qp_cvxpy(C * np.outer(y, y) * K, -np.ones(len(y)), A=y[None, :], b=[0.0],
+                             lb=0.0, ub=sol.u / C, tol=1e-12)
+        assert ref.status == "optimal"
+        ours = sol.region.objective(sol.u) / C
+        assert abs(ours - ref.objective) <= 1e-8 * abs(ref.objective)
+        # libsvm's index sets are kept when the region holds within its tolerance (3e-10
+        # here, at C = 1e-8), else the active-set solver finishes
+        assert sol.region.kkt_residuals(sol.u).max <= sol.region._tol
+
+
+def test_huge_c_on_a_near_constant_kernel_completes():
+    # C = 1e300 with kernel scales 1e-12: libsvm ran to its own cap of 10^7 iterations
+    # (minutes); capped, the active-set solver finishes from its point
+    X, y, Xv, yv = _data(0)
+    P = CostSensitiveARD(X, y, Xv, yv)
+    sol = P.solve(pack_hyperparameters(1e300, 1e-9, [1e-12] * 3))
+    assert sol.region.kkt_residuals(sol.u).max <= 1e-12
+    assert np.all(np.isfinite(sol.alpha)) and np.isfinite(sol.b)
