@@ -389,6 +389,7 @@ class _Units:
 
     s: float  # X_solver = s X
     t: float  # y_solver = t y
+    xmax: float = 1.0  # max |X_solver|
 
     @classmethod
     def of(cls, X, y, loss) -> _Units:
@@ -397,7 +398,11 @@ class _Units:
         # as a small fit: 2-3 ms at 196 x 6600)
         s = 1.0 if X_WINDOW[0] <= big < X_WINDOW[1] else 1.0 / _pow2_below(big)
         t = 1.0 / _pow2_below(float(np.abs(y).max(initial=0.0))) if loss == "squared" else 1.0
-        return cls(s, t)
+        return cls(s, t, big * s)
+
+    def context(self, X, tol) -> _FitContext:
+        """The :class:`_FitContext` of the solver's data ``X``."""
+        return _FitContext(_FeatureTol(X, tol), row_scale=X.shape[0] * self.xmax)
 
     def data(self, X, y):
         return (X if self.s == 1.0 else X * self.s), (y if self.t == 1.0 else y * self.t)
@@ -872,28 +877,39 @@ def _backward_ok(M, S, R, rtol) -> bool:
     if not np.all(np.isfinite(S)):
         return False
     res = np.abs(M @ S - R).max(axis=0)
-    nM = float(np.abs(M).sum(axis=1).max(initial=0.0))
+    nM = float(np.linalg.norm(M, np.inf))
     return bool(np.all(res <= rtol * (nM * np.abs(S).max(axis=0) + np.abs(R).max(axis=0))))
+
+
+def _sym_solve(M, R, rtol):
+    """``(S, ok)``: ``M S = R`` by the symmetric indefinite factorization; ``ok`` False if
+    the matrix is singular to working precision (scipy's condition estimate) or the
+    backward error exceeds ``rtol``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+            S = scipy.linalg.solve(M, R, assume_a="sym", check_finite=False)
+    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
+        return None, False
+    return S, _backward_ok(M, S, R, rtol)
 
 
 def _solve_bordered(M, R, N):
     """Solve the symmetric inner system ``M S = R`` (``N`` multiplier rows, then the border
-    rows of the bias and the kink features) after the scaling of :func:`_equilibration`:
-    by the symmetric indefinite factorization, or, where the scaled matrix is singular to
-    working precision (dependent kink rows, e.g. duplicated features), by the minimum-norm
-    least-squares solution. Returns ``(S, ok)``; ``ok`` is False unless the scaled system is
-    solved with a small backward error (1e-10 for the factorization, 1e-7 for the
-    least-squares solution of a consistent singular system)."""
+    rows of the bias and the kink features): by the symmetric indefinite factorization of
+    ``M``; where that fails, of ``M`` after the scaling of :func:`_equilibration` (a graded
+    matrix, e.g. ``gamma`` tiny next to ``X_P X_P'``, looks singular before it); where the
+    scaled matrix is singular to working precision (dependent kink rows, e.g. duplicated
+    features), by the minimum-norm least-squares solution. Returns ``(S, ok)``; ``ok`` is
+    False unless the (scaled) system is solved with a small backward error (1e-10 for a
+    factorization, 1e-7 for the least-squares solution of a consistent singular system)."""
+    S, ok = _sym_solve(M, R, 1e-10)
+    if ok:
+        return S, True
     d = _equilibration(M, N)
     Ms = M * d[:, None] * d[None, :]
     Rs = R * d[:, None]
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
-            Ss = scipy.linalg.solve(Ms, Rs, assume_a="sym", check_finite=False)
-        ok = _backward_ok(Ms, Ss, Rs, 1e-10)
-    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
-        ok = False
+    Ss, ok = _sym_solve(Ms, Rs, 1e-10)
     if not ok:
         try:
             Ss = scipy.linalg.lstsq(Ms, Rs, check_finite=False)[0]
@@ -931,7 +947,7 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
         return out + (S,) if affine else out
     # hinge (37): the QP in u = lambda / sc with its objective divided by sc (see _lam_scale:
     # the multipliers of the equality rows, b and a_K, are unchanged)
-    sc = _lam_scale(gamma)
+    sc = _lam_scale(gamma, mu, N * float(np.abs(XK).max()) if len(K) else None)
     lb, ub = _box(y, gamma)
     lb, ub = lb / sc, ub / sc
     A = np.vstack([np.ones((1, N)), XK.T])
@@ -1051,6 +1067,7 @@ class _FitContext:
     iteration, which starts on the same sets, needs no new factorization."""
 
     ft: _FeatureTol
+    row_scale: float | None = None  # N max|X|, a bound of the features' 1-norms
     lp: object = None
     inner: tuple | None = None
     scores: tuple | None = None  # (lam, X' lam), the last such product a fit computed
@@ -1563,7 +1580,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     Xs, ys = units.data(X, y)
     warm = None if warm_start is None else units.result_in(warm_start)
     res = _selective_fit(Xs, ys, units.gamma_in(gamma), units.mu_in(mu), loss, method, warm,
-                         max_iter, tol, _FitContext(_FeatureTol(Xs, tol)))
+                         max_iter, tol, units.context(Xs, tol))
     return units.result_out(res)
 
 
@@ -1670,16 +1687,15 @@ def _resolve_on_sets(X, y, gamma, mu, loss, lam, strong, kink, max_iter, tol, ft
     return out if out[4] else None
 
 
-def _point_residual(X, y, rec, *, gamma, mu, loss) -> float:
+def _point_residual(X, y, rec, *, gamma, mu, loss, absX=None) -> float:
     """Certificate of one fitted point: the largest componentwise KKT residual
-    (:func:`kkt_residuals`) or relative duality gap (:func:`duality_gap`), whichever is
-    larger; rounding level (1e-16 to 1e-13) at an optimum, in any units."""
-    s = X.T @ rec.dual
-    kkt = _kkt_residuals(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=mu,
-                         loss=loss, s=s)["max"]
-    gap = _duality_gap(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=mu,
-                       loss=loss, s=s)
-    return float(max(kkt, abs(gap)))
+    (:func:`kkt_residuals`); rounding level (1e-16 to 1e-13) at an optimum, in any units.
+    ``absX``: ``|X|`` if the caller keeps it. (The duality gap, a sum over all features, is
+    kept in the record; with features of very different scales its rounding is that of the
+    largest terms, 1e-12 relative on a problem whose conditions all hold to 1e-14.)"""
+    s_terms = None if absX is None else absX.T @ np.abs(rec.dual)
+    return float(_kkt_residuals(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=mu,
+                                loss=loss, s_terms=s_terms)["max"])
 
 
 def _objects_ok(X, y, coef, b, lam, gamma, mu, s=None):
@@ -1712,7 +1728,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         over = over[np.argsort(-s_w[over], kind="stable")[:N]]
         rows = np.union1d(rows, over)
     if use_lp:
-        cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows, lp=ctx.lp)
+        cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows, lp=ctx.lp, row_scale=ctx.row_scale)
         if cut is None:
             ctx.lp = None  # a failed search: the next fit builds a fresh model
             return None
@@ -1733,7 +1749,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         rows, lam0 = np.flatnonzero(strong | kink), lam
     if rows is None:
         return None
-    found = hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0)
+    found = hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0, ctx.row_scale)
     if found is None:
         return None
     lam_i, strong_i, kink_i, W, z, counts["qp_rounds"] = found
@@ -1742,7 +1758,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         # (N x N inner problems) re-solves on the interior-point sets, or the search fails
         return _resolve_on_sets(X, y, gamma, mu, "hinge", lam_i, strong_i, kink_i, max_iter,
                                 tol, ctx.ft)
-    exact = hinge_qp_exact(X, y, gamma, mu, ftol, W, z)
+    exact = hinge_qp_exact(X, y, gamma, mu, ftol, W, z, ctx.row_scale)
     if exact is None:
         return None
     lam, coef, b, rounds = exact
@@ -1896,10 +1912,10 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
         between grid points re-solves warm-started from the grid point above (exact, not an
         interpolation). Events ``"enter"`` / ``"leave"`` list the features whose active
         status changed between consecutive grid points (reported at the smaller ``mu``).
-        ``kkt_residuals()`` gives, per grid point, the larger of the largest componentwise
-        residual of :func:`kkt_residuals` (each optimality condition against the size of its
-        own terms) and the relative duality gap of :func:`duality_gap`, both in the user's
-        units and invariant under the problem's exact symmetries. ``info`` holds
+        ``kkt_residuals()`` gives, per grid point, the largest componentwise residual of
+        :func:`kkt_residuals` (each optimality condition of (11) against the size of its own
+        terms, in the user's units and invariant under the problem's exact symmetries); the
+        relative duality gap of each point is its record's ``gap``. ``info`` holds
         ``"mu_0"``, ``"n_iter"`` (per grid point, in tracing order) and ``"time"``.
 
     Raises
@@ -1938,7 +1954,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     down = [float(mu) for mu in grid_s[::-1]]
     # one context for all grid points: the per-feature tolerances once, and for the hinge
     # loss one working-set LP whose rows and basis carry over from each mu to the next
-    ctx = _FitContext(_FeatureTol(Xs, SET_TOL))
+    ctx = units.context(Xs, SET_TOL)
     while len(fits) < n_mu:
         mu = down[len(fits)]
         prev = _selective_fit(Xs, ys, gs, mu, loss, "dual", prev, max_iter, SET_TOL, ctx)
@@ -1968,8 +1984,12 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     segs = [FunctionSegment(grid[k], grid[k + 1], _refit_from(fits[k + 1]), rec_lo=fits[k],
                             rec_hi=fits[k + 1], kind="refit") for k in range(n_mu - 1)]
 
+    abs_x = []  # |X|, formed on the first call
+
     def residual(t, rec):
-        return _point_residual(X, y, rec, gamma=gamma, mu=t, loss=loss)
+        if not abs_x:
+            abs_x.append(np.abs(X))
+        return _point_residual(X, y, rec, gamma=gamma, mu=t, loss=loss, absX=abs_x[0])
 
     return Path("selectivity", segs, events, residual=residual, direction=-1,
                 info={"mu_0": m0, "n_iter": [f.n_iter for f in fits[::-1]],

@@ -74,9 +74,13 @@ def _box(y, gamma):
     return np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
 
 
-def _lam_scale(gamma) -> float:
+LAM_ROWS = 1e4  # the rows |x^i' u| <= mu / scale are given bounds of at least this share...
+
+
+def _lam_scale(gamma, mu=None, row_scale=None) -> float:
     """The unit of the multipliers in the LPs and QPs below: the power of two nearest to the
-    box width ``1 / (2 gamma)``.
+    box width ``1 / (2 gamma)``, or to ``LAM_ROWS mu / row_scale`` if that is smaller
+    (``row_scale`` bounds ``||x^i||_1``, e.g. ``N max|X|``).
 
     Every LP and QP below is solved in ``u = lambda / scale`` (the box of width about 1)
     with its objective divided by ``scale``: the row multipliers (the coefficients ``a``)
@@ -85,9 +89,15 @@ def _lam_scale(gamma) -> float:
     ``gamma = 1e16`` the box is ``5e-17`` wide, below any absolute tolerance; with
     ``gamma = 1e-16``, ``5e15``). The rows ``|x^i' u| <= mu / scale`` then have bounds of the
     size of ``mu / mu_0`` times about ``N max|x^i|`` (``mu_0`` is proportional to the
-    width).
+    width): far below the solvers' tolerances when ``mu`` is below about ``1e-8 mu_0`` (a
+    nearly hard margin: the multipliers are then far inside their box, of the size of
+    ``mu / ||x^i||``), which the second bound prevents: the rows' bounds stay above
+    ``row_scale / LAM_ROWS``.
     """
-    return float(np.exp2(np.round(np.log2(0.5 / gamma))))
+    v = 0.5 / gamma
+    if mu is not None and row_scale is not None and mu > 0 and row_scale > 0:
+        v = min(v, LAM_ROWS * mu / row_scale)
+    return float(np.exp2(np.round(np.log2(v))))
 
 
 def _tol_at(ftol, lam):
@@ -125,11 +135,12 @@ class _WorkingLP:
     problem of unit size; the row multipliers are those of the LP in ``lambda``.
     """
 
-    def __init__(self, X, y, gamma, mu):
+    def __init__(self, X, y, gamma, mu, row_scale=None):
         import highspy
 
         self.X, self.y, self.gamma, self.mu, self.N = X, y, gamma, float(mu), X.shape[0]
-        self.c_box = _lam_scale(gamma)
+        self.row_scale = row_scale
+        self.c_box = _lam_scale(gamma, mu, row_scale)
         lo, hi = _box(y, gamma)
         lo, hi = lo / self.c_box, hi / self.c_box
         self._optimal = highspy.HighsModelStatus.kOptimal
@@ -145,9 +156,11 @@ class _WorkingLP:
         self.W = np.zeros(0, int)  # the feature of each ranged row, in model order
         self.s = None  # X' lam at the solution hinge_lp_sets returned last
 
-    def serves(self, X, y, gamma) -> bool:
-        """Whether this model is the LP of ``(X, y, gamma)`` (the same arrays)."""
-        return X is self.X and y is self.y and gamma == self.gamma
+    def serves(self, X, y, gamma, mu=None) -> bool:
+        """Whether this model is the LP of ``(X, y, gamma)`` (the same arrays) in the units
+        that ``mu`` asks for (:func:`_lam_scale`)."""
+        return X is self.X and y is self.y and gamma == self.gamma and (
+            mu is None or _lam_scale(gamma, mu, self.row_scale) == self.c_box)
 
     def set_mu(self, mu):
         """Re-bound every ranged row to ``[-mu, mu]`` (the basis is kept)."""
@@ -201,7 +214,7 @@ def _lp_sets(a, s, W, mu, ftol):
     return coef, strong, kink
 
 
-def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
+def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None, row_scale=None):
     """Feature sets of the hinge-loss dual from the LP above, by constraint generation.
 
     Parameters
@@ -243,11 +256,11 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None):
     """
     N, n = X.shape
     W = np.zeros(0, int) if rows is None else np.unique(np.asarray(rows, int))
-    if lp is not None and lp.serves(X, y, gamma):
+    if lp is not None and lp.serves(X, y, gamma, mu):
         lp.set_mu(mu)
         W = np.union1d(lp.W, W)
     else:
-        lp = _WorkingLP(X, y, gamma, mu)
+        lp = _WorkingLP(X, y, gamma, mu, row_scale)
     W = lp.set_rows(W)
     sol = lp.solve()
     if sol is None:
@@ -521,7 +534,7 @@ def _add_violators(W, s, mu, ftol, N, grow=False, cap=None):
     return np.union1d(W, viol)
 
 
-def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
+def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0, row_scale=None):
     r"""Strong features included: feature sets of the hinge-loss dual from an interior-point
     solution of the split QP, by constraint generation.
 
@@ -551,7 +564,7 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0):
     """
     N, n = X.shape
     lo, hi = _box(y, gamma)
-    sc = _lam_scale(gamma)  # the QP in lambda / sc (see _lam_scale)
+    sc = _lam_scale(gamma, mu, row_scale)  # the QP in lambda / sc (see _lam_scale)
     lo, hi = lo / sc, hi / sc
     W = np.unique(np.asarray(rows, int))
     lam = np.asarray(lam0, float)
@@ -609,7 +622,7 @@ def _split_value(z, y, mu, rho=1.0):
     return float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * rho * (p @ p + m @ m))
 
 
-def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
+def hinge_qp_exact(X, y, gamma, mu, ftol, W, z, row_scale=None):
     """The split QP of :func:`hinge_qp_sets` solved exactly by the active-set method
     (:func:`pathlib_core.qp.solve_qp`), from the interior-point point ``z`` on the working
     set ``W`` reduced to its rows at ``|s_i| >= mu (1 - 1e-6)`` (the others carry no
@@ -623,7 +636,7 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z):
     """
     N, n = X.shape
     lo, hi = _box(y, gamma)
-    sc = _lam_scale(gamma)  # z and the QP in lambda / sc, as in hinge_qp_sets
+    sc = _lam_scale(gamma, mu, row_scale)  # z and the QP in lambda / sc, as in hinge_qp_sets
     lo, hi = lo / sc, hi / sc
     lam = sc * z[:N]
     s = X.T @ lam
