@@ -371,3 +371,27 @@ def test_sgd_divergence_is_reported():
     with pytest.warns(RuntimeWarning, match="SGD diverged"):
         r = train_latent_svm(1e8 * X, y, n_states=2, method="sgd", max_iter=3)
     assert not r.converged
+
+
+@pytest.mark.parametrize("sigma", [1e-100, 1e-300])
+def test_sigma_beyond_the_float_resolution_raises_naming_it(sigma):
+    # before: sigma = 1e-100 returned a component off its optimum (certificate 0.29),
+    # 1e-150 an objective of 7e10, 1e-300 a RuntimeError from the QP
+    X, y = _scaled_latent_data(4)
+    with pytest.raises(ValueError, match="sigma = .* is below 1e-60 times"):
+        train_latent_svm(X, y, n_states=2, sigma=sigma)
+    with pytest.raises(ValueError, match="sigma"):
+        hidden_state_objective(X, y, np.full((12, 2), 0.5), sigma=sigma)
+
+
+@pytest.mark.parametrize("sigma", [1e-40, 1e300])
+def test_extreme_sigma_in_range_trains_exact_components(sigma):
+    X, y = _scaled_latent_data(4)
+    r = train_latent_svm(X, y, n_states=2, method="ao", sigma=sigma, max_iter=10)
+    eta = float(np.mean(y < 0))
+    c = np.where(y > 0, eta / y.size, (1 - eta) / y.size)
+    _, _, W, b = hidden_state_objective(X, y, r.theta, sigma=sigma)
+    for m in range(2):
+        u = c.copy()
+        u[y > 0] *= r.theta[:, m]
+        assert _component_certificate(X, y, u, W[m], b[m], sigma) <= 1e-9

@@ -178,6 +178,28 @@ def _check_eta(eta, y) -> float:
     return eta
 
 
+#: smallest sigma / max_i ||x_i||^2 the components are solved at (the lifted QP keeps its
+#: certificate at rounding level down to ~1e-80 on test data and fails near 1e-90)
+_SIGMA_RATIO_MIN = 1e-60
+
+
+def _check_sigma(sigma, X: np.ndarray) -> float:
+    """``sigma > 0``, and not so small against the features that the model leaves the range
+    where its components can be solved (a ``ValueError`` naming both)."""
+    sigma = positive_scalar(sigma, "sigma")
+    with np.errstate(over="ignore"):
+        r2 = float(np.max(np.sum(X * X, axis=1)))
+    if r2 > 0.0 and sigma < _SIGMA_RATIO_MIN * r2:
+        raise ValueError(
+            f"sigma = {sigma:g} is below {_SIGMA_RATIO_MIN:g} times the largest squared norm "
+            f"of a row of X ({r2:.3g}): at this ratio the regularization is beyond the "
+            "floating-point resolution of the components (the model is then the "
+            "unregularized hinge minimization, a linear program). Scaling X by s is the "
+            f"same as dividing sigma by s^2; use sigma >= {_SIGMA_RATIO_MIN * r2:.3g} or "
+            "smaller features")
+    return sigma
+
+
 def _check_theta(theta, n_pos: int, M: int) -> np.ndarray:
     T = as_matrix(theta, "theta")
     if T.shape != (n_pos, M):
@@ -655,6 +677,15 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
         point of the projected step; AO / CCCP: no further decrease) or ran out of
         ``max_iter`` (SGD always runs its epochs).
 
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument; ``sigma`` below ``1e-60`` times the largest squared
+        row norm of ``X`` (beyond the floating-point resolution of the components: the
+        lifted QP keeps its certificate at rounding level down to about ``1e-80``).
+    RuntimeError
+        A component's dual QP failed numerically (it is feasible and bounded).
+
     Warns
     -----
     RuntimeWarning
@@ -678,7 +709,7 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
     n_pos = int(np.sum(yv > 0))
     M = _check_states(n_states, n_pos)
     check_choice(method, "method", METHODS)
-    sigma = positive_scalar(sigma, "sigma")
+    sigma = _check_sigma(sigma, Xv)
     eta = _check_eta(eta, yv)
     if max_iter is not None and (isinstance(max_iter, bool)
                                  or not isinstance(max_iter, int | np.integer) or max_iter < 1):
@@ -928,7 +959,7 @@ def hidden_state_objective(X, y, theta, *, sigma: float = 0.01, eta: float | Non
     T = as_matrix(theta, "theta")
     M = _check_states(T.shape[1], n_pos)
     T = _check_theta(T, n_pos, M)
-    sigma = positive_scalar(sigma, "sigma")
+    sigma = _check_sigma(sigma, Xv)
     comp = _Components(Xv, yv, M, sigma, _weights(yv, _check_eta(eta, yv)), use_regions=False)
     return comp.evaluate(T)
 
@@ -1014,7 +1045,7 @@ def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
     Xv, yv = _check_data(X, y)
     n_pos = int(np.sum(yv > 0))
     M = _check_states(n_states, n_pos)
-    sigma = positive_scalar(sigma, "sigma")
+    sigma = _check_sigma(sigma, Xv)
     eta = _check_eta(eta, yv)
     max_assignments = positive_int(max_assignments, "max_assignments")
     n_assign = _count_partitions(n_pos, M, cap=max_assignments + 1)
