@@ -30,6 +30,7 @@ of a first MCM), and ``alpha`` maximizes the kernel Fisher criterion ``J = c'B0c
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -42,9 +43,17 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_binary_labels, as_kernel, as_matrix, check_choice, positive_scalar
+from ._validation import (
+    as_binary_labels,
+    as_kernel,
+    as_matrix,
+    check_choice,
+    check_psd,
+    positive_scalar,
+)
 from .kernels import conformal_basis, conformal_kernel, linear_kernel, rbf_kernel
 from .kkt import KKTResiduals, lp_residuals
+from .threads import single_blas_thread
 
 __all__ = [
     "MCMResult", "fit_mcm", "mcm_lp", "scatter_matrices", "fisher_ratio_direct",
@@ -54,6 +63,15 @@ __all__ = [
 
 #: ``method`` values accepted by :func:`fit_mcm` (scipy's HiGHS front ends).
 LP_METHODS = ("highs", "highs-ds", "highs-ipm")
+#: largest slack penalty solved as given: a larger ``C`` is solved at this value, which is the
+#: solution for every larger ``C`` when it has no slack (see :func:`fit_mcm`)
+C_RESOLVE = 1e12
+
+
+def _pow2_inverse(v: float) -> float:
+    """``2^-e`` with ``v = m 2^e``, ``0.5 <= m < 1`` (1 for ``v = 0``): ``v`` times it lies in
+    ``[1/2, 1)``."""
+    return 1.0 if v <= 0 else float(np.ldexp(1.0, -np.frexp(v)[1]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,13 +229,7 @@ def _solve_sparse(A, y, *, C: float, l1: float, split: bool, null, method: str, 
                   + [(None, None)] * n)
         q_at = n_th + 2
     b_ub = np.concatenate([np.zeros(n), -np.ones(n)])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                      method=method)
-    if res.status != 0 or res.x is None:
-        raise ValueError(f"the MCM linear program was not solved (HiGHS status {res.status}: "
-                         f"{res.message}); try another method, a larger rank_tol or l1 > 0")
+    res = _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method)
     v = np.asarray(res.x, dtype=float)
     lower = np.asarray(res.lower.marginals, dtype=float)
     x = np.empty(n_th + 2 + n)
@@ -235,6 +247,52 @@ def _solve_sparse(A, y, *, C: float, l1: float, split: bool, null, method: str, 
     return x, z, w_lb, int(nit) if nit is not None else -1
 
 
+#: HiGHS's feasibility tolerances (its defaults, 1e-7, let a row of (32) miss by 1e-7, which
+#: a large C turns into an objective error of C * 1e-7)
+_HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+def _refine_vertex(lp, x, z, w_lb):
+    """One least-squares correction of an LP solution onto its own vertex: the rows with a
+    positive multiplier (tight by complementarity) are made to hold with equality, the
+    variables with a positive bound multiplier stay exactly at their bound, and the others
+    move by the minimum-norm correction. HiGHS meets its feasibility tolerance on its
+    internally scaled LP, which leaves such rows off by about 1e-9 after unscaling; the
+    correction brings them to rounding level without touching complementarity. Kept only if
+    it does not increase the largest violation of ``G x <= h``."""
+    G, h = lp["G"], lp["h"]
+    tight = z > 0
+    free = ~(w_lb > 0)
+    if not tight.any() or not free.any():
+        return x
+    r = h[tight] - G[tight] @ x
+    delta = np.linalg.lstsq(G[np.ix_(tight, free)], r, rcond=None)[0]
+    xn = x.copy()
+    xn[free] += delta
+    xn = np.maximum(xn, lp["lb"])
+    if np.max(G @ xn - h) <= max(np.max(G @ x - h), 0.0):
+        return xn
+    return x
+
+
+def _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method):
+    """``linprog`` (HiGHS, :data:`_HIGHS_OPTIONS`). If HiGHS does not report an optimal
+    solution with ``method``, the other methods of :data:`LP_METHODS` are tried; if none
+    does, ``ValueError`` says so."""
+    tried = []
+    for m in [method] + [m for m in LP_METHODS if m != method]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                          method=m, options=_HIGHS_OPTIONS)
+        if res.status == 0 and res.x is not None:
+            return res
+        tried.append(f"{m}: status {res.status} ({res.message})")
+    raise ValueError("the MCM linear program was not solved by HiGHS (" + "; ".join(tried)
+                     + "); the LP is feasible and bounded, so this is a numerical failure")
+
+
+@single_blas_thread
 def mcm_lp(K, y, *, C: float, l1: float = 0.0) -> dict:
     r"""The kernel MCM exactly as written in eqs. (30)-(33): ``min c'x s.t. G x <= h, x >= lb``.
 
@@ -289,6 +347,7 @@ def mcm_lp(K, y, *, C: float, l1: float = 0.0) -> dict:
     return _lp_matrices(K, y, C=C, l1=l1, split=l1 > 0)
 
 
+@single_blas_thread
 def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
             sv_tol: float = 1e-8, rank_tol: float = 1e-10) -> MCMResult:
     r"""Solve the kernel Minimal Complexity Machine LP (eqs. (30)-(33) of the MCM notes).
@@ -354,6 +413,13 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
     rank_tol = positive_scalar(rank_tol, "rank_tol", allow_zero=True)
     n = K.shape[0]
     split = l1 > 0
+    # the LP is solved for K / 2^e (largest entry in [1/2, 1)) and l1 / 2^e: with f = K lambda
+    # + b, (sK, lambda / s, l1 s) is the same problem for any s > 0 (b, h, q, the objective and
+    # the multipliers of (31)-(32) do not change), and a power of two keeps it exact; HiGHS
+    # rejects the matrix of a kernel of size 1e16 ("model error")
+    C_solve = min(C, C_RESOLVE)
+    sig = _pow2_inverse(float(np.max(np.abs(K)))) if n else 1.0
+    K_user, K = K, K * sig
     if split:
         A, rank = K, n
     else:
@@ -361,28 +427,52 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
         smax = float(np.max(np.abs(s)))
         keep = np.abs(s) > rank_tol * smax if smax > 0 else np.zeros(n, dtype=bool)
         A, s_kept, rank = U[:, keep], s[keep], int(keep.sum())
-    lp = _lp_matrices(A, y, C=C, l1=l1, split=split)
+    l1_solve = l1 * sig
+    lp = _lp_matrices(A, y, C=C_solve, l1=l1_solve, split=split)
     p = lp["p"]
     n_th = 2 * p if split else p
     null = None if split else U[:, ~keep]
-    x, z, w_lb, n_iter = _solve_sparse(A, y, C=C, l1=l1, split=split, null=null,
-                                       method=method, n_lb=lp["lb"])
+    try:
+        x, z, w_lb, n_iter = _solve_sparse(A, y, C=C_solve, l1=l1_solve, split=split,
+                                           null=null, method=method, n_lb=lp["lb"])
+    except ValueError as exc:
+        cause = (f"; l1 is {l1_solve:.3g} times the largest entry of K, next to the unit cost "
+                 f"of h: the norm of lambda is then hardly resolved (rescale K or choose l1 of "
+                 f"the order of max|K|)" if split and not 1e-8 <= l1_solve <= 1e8 else
+                 "; try a larger rank_tol, l1 > 0 or a C closer to 1")
+        raise ValueError(str(exc) + cause) from exc
+    if split:
+        x = _refine_vertex(lp, x, z, w_lb)
     theta = x[:p] - x[p:2 * p] if split else x[:p].copy()
     # Polish: HiGHS meets its tolerances on its scaled LP; after unscaling, (31)-(32) can be
-    # violated by ~1e-9. Raising q and h by that amount restores exact feasibility (to
-    # rounding); the change is reported as ``polish``.
+    # violated by ~1e-10. Raising q and h by that amount restores exact feasibility (to
+    # rounding); the change is reported as ``polish``. A q_i at its bound (multiplier of
+    # q_i >= 0 positive) stays exactly 0: raising it would break complementarity, and a large
+    # C would turn the rounding into an objective error (C * 1e-10)
     yf = y * (A @ theta + x[n_th])
-    q_new = np.maximum(x[n_th + 2:], np.maximum(1.0 - yf, 0.0))
+    at_bound = w_lb[n_th + 2:] > 0
+    q_new = np.where(at_bound, 0.0, np.maximum(x[n_th + 2:], np.maximum(1.0 - yf, 0.0)))
     h_new = max(float(x[n_th + 1]), float(np.max(yf + q_new)))
-    polish = max(float(np.max(q_new - x[n_th + 2:])), h_new - float(x[n_th + 1]))
+    polish = max(float(np.max(np.abs(q_new - x[n_th + 2:]))), h_new - float(x[n_th + 1]))
     x[n_th + 2:], x[n_th + 1] = q_new, h_new
+    if C > C_solve and np.any(x[n_th + 2:] > 0):
+        raise ValueError(f"C = {C:g} is beyond what the LP's costs resolve in double precision "
+                         f"next to the unit cost of h; at C = {C_RESOLVE:g} the solution still "
+                         f"has slack (sum q = {float(x[n_th + 2:].sum()):.3g}), so it is not the "
+                         f"solution for every larger C: use C <= {C_RESOLVE:g}")
+    if split:  # back to the user's units: theta = sigma theta_solved, its multipliers / sigma
+        x[:n_th] *= sig
+        w_lb[:n_th] /= sig
+        lp = _lp_matrices(K_user, y, C=C, l1=l1, split=True)
+        A = K_user
+    else:
+        lp = _lp_matrices(A, y, C=C, l1=l1, split=False)
     w_ub = np.zeros_like(w_lb)
     kkt = lp_residuals(lp["c"], x, G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=z,
                        w_lb=w_lb, w_ub=w_ub)
-    lam = theta if split else A @ (theta / s_kept)
+    lam = x[:p] - x[p:2 * p] if split else sig * (A @ (theta / s_kept))
     b, h, q = float(x[n_th]), float(x[n_th + 1]), x[n_th + 2:].copy()
-    scale = max(1.0, float(np.max(np.abs(lam))) if n else 1.0)
-    support = np.flatnonzero(np.abs(lam) > sv_tol * scale)
+    support = np.flatnonzero(np.abs(lam) > sv_tol * float(np.max(np.abs(lam), initial=0.0)))
     objective = h + C * float(q.sum()) + l1 * float(np.abs(lam).sum())
     lp.update({"x": x, "z": z, "w_lb": w_lb, "w_ub": w_ub, "A": A})
     return MCMResult(coef=lam, intercept=b, h=h, slack=q, objective=objective,
@@ -483,6 +573,11 @@ def fisher_ratio_direct(K, y, *, rtol: float = 1e-12) -> float:
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
     s, U = np.linalg.eigh(K)
+    top = float(np.max(np.abs(s)))
+    if top > 0 and s[0] < -max(rtol, 1e-10) * top:
+        # the images z_i with z_i'z_j = K_ij exist only for a positive semi-definite K:
+        # dropping its negative eigenvalues would compute the ratio of another kernel
+        check_psd(K, "K", rtol=max(rtol, 1e-10))
     keep = s > rtol * max(float(s.max()), 0.0)
     Z = U[:, keep] * np.sqrt(s[keep])
     zbar = Z.mean(axis=0)
@@ -534,6 +629,7 @@ class ConformalSolution:
     Q: np.ndarray = field(repr=False)
 
 
+@single_blas_thread
 def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
     r"""Maximize the kernel Fisher criterion over the conformal coefficients (eqs. (40)-(41)).
 
@@ -583,6 +679,13 @@ def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
     P = 0.5 * (P + P.T)
     G = K1.T @ K1
     base = K1.T @ W0 @ K1
+    ones = np.ones(K0.shape[0])
+    w_base = float(ones @ W0 @ ones)
+    if not w_base > 1e-12 * float(np.abs(np.diag(K0)).sum()):
+        raise ValueError("the within-class scatter 1'W0 1 of K0 is zero (each class is a single "
+                         "point, or its points coincide in the feature space of K0): the "
+                         "Fisher ratio J = 1'B0 1 / 1'W0 1 is undefined; at least one class "
+                         "needs two distinct points")
     ridge, raised = D, False
     for _ in range(12):
         Q = 0.5 * (base + ridge * G + (base + ridge * G).T)
@@ -592,6 +695,10 @@ def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
             scipy.linalg.cholesky(Q, lower=True)
             break
         except np.linalg.LinAlgError:
+            if not raised:
+                # W0 is positive semi-definite exactly when K0 is (its blocks are centred
+                # Gram matrices): a K0 that is not PSD gets its own message, not a ridge
+                check_psd(K0, "K0")
             ridge, raised = ridge * 10.0, True
     else:  # pragma: no cover - Q = K1'(W0 + D I)K1 + eps I is definite for D large enough
         raise ValueError("the conformal eigenproblem is singular for every ridge D tried")
@@ -605,9 +712,9 @@ def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
         alpha, c = alpha / rms, c / rms
     res = float(np.linalg.norm(P @ alpha - g * Q @ alpha)
                 / max(np.linalg.norm(P, 2) * np.linalg.norm(alpha), 1e-300))
-    ones = np.ones(K0.shape[0])
-    J_base = float(ones @ B0 @ ones / (ones @ W0 @ ones))
-    J_opt = float(c @ B0 @ c / (c @ W0 @ c))
+    J_base = float(ones @ B0 @ ones / w_base)
+    w_opt = float(c @ W0 @ c)
+    J_opt = float(c @ B0 @ c / w_opt) if w_opt > 0 else math.inf
     return ConformalSolution(alpha=alpha, gamma_eig=g, eig_residual=res, ridge=ridge,
                              ridge_raised=raised, c_train=c, J_base=J_base, J_opt=J_opt,
                              P=P, Q=Q)
@@ -701,7 +808,12 @@ class MCMClassifier(_BinaryKernelClassifier):
         else:
             self._gamma = _gamma_value(self.gamma, X) if self.kernel == "rbf" else None
             K = self._kernel(X)
-        res = fit_mcm(K, yb, C=self.C, l1=self.l1, method=self.method, sv_tol=self.sv_tol)
+        self.coef_ = None
+        if self.kernel == "linear" and positive_scalar(self.l1, "l1", allow_zero=True) == 0:
+            res, self.coef_ = _linear_mcm(X, yb, C=self.C, method=self.method,
+                                          sv_tol=self.sv_tol)
+        else:
+            res = fit_mcm(K, yb, C=self.C, l1=self.l1, method=self.method, sv_tol=self.sv_tol)
         self.result_ = res
         self.support_ = res.support
         self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
@@ -723,9 +835,37 @@ class MCMClassifier(_BinaryKernelClassifier):
                 raise ValueError(f"X must have {self._coef_full.shape[0]} columns (kernel "
                                  f"against the training points); got {X.shape[1]}")
             return X @ self._coef_full + self.intercept_
+        if self.coef_ is not None:  # linear kernel, l1 = 0: f(x) = x'w + b
+            return X @ self.coef_ + self.intercept_
         if self.support_.size == 0:
             return np.full(X.shape[0], self.intercept_)
         return self._kernel(X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
+
+
+def _linear_mcm(X, y, *, C, method, sv_tol):
+    r"""The MCM LP with the linear kernel ``K = X X'`` and ``l1 = 0`` from the columns of ``X``.
+
+    With ``l1 = 0`` only the range of ``K`` enters the LP (see :func:`fit_mcm`), and it is
+    the range of ``X`` -- also of ``X S`` for any diagonal ``S > 0``. The LP is solved for
+    the column-normalized design (every column of unit norm), whose kernel keeps the
+    directions of small columns that ``X X'`` loses to rounding when the columns' scales
+    differ by many orders of magnitude (1e-6 next to 1e6 gives entries 1e24 apart): the
+    training decision values are those of the user's kernel. The weights ``w`` with
+    ``X w = f - b`` (``f`` the decision values) are then found on the normalized columns and
+    scaled back; they are unique when ``X`` has full column rank, and otherwise the
+    minimum-norm solution for the normalized features. Returns ``(result, w)``; the result's
+    ``coef`` are the minimum-norm multipliers ``lambda`` with ``X' lambda = w``.
+    """
+    norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+    d = np.where(norms > 0, norms, 1.0)
+    Xs = X / d
+    res = fit_mcm(Xs @ Xs.T, y, C=C, method=method, sv_tol=sv_tol)
+    f = res.lp["A"] @ res.lp["x"][:res.lp["p"]]  # K lambda = A theta (range form)
+    w = np.linalg.lstsq(Xs, f, rcond=None)[0] / d
+    lam = np.linalg.lstsq(X.T, w, rcond=None)[0]
+    res.coef = lam
+    res.support = np.flatnonzero(np.abs(lam) > sv_tol * float(np.max(np.abs(lam), initial=0)))
+    return res, w
 
 
 class _ConformalBase(_BinaryKernelClassifier):

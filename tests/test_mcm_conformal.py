@@ -97,10 +97,18 @@ def test_conformal_bad_input():
         scatter_matrices(K0, np.ones(10))
 
 
-@pytest.mark.parametrize("K", [np.zeros((4, 4)), -np.eye(4)], ids=["zero", "negative"])
-def test_fisher_ratio_direct_zero_within_class_scatter(K):
+def test_fisher_ratio_direct_zero_within_class_scatter():
     """No kept eigen-direction: tr S_w = 0 and J = 0/0 is undefined (was a ZeroDivisionError)."""
     with pytest.raises(ValueError, match="within-class scatter .* is zero.*J is undefined"):
+        fisher_ratio_direct(np.zeros((4, 4)), np.array([1.0, 1.0, -1.0, -1.0]))
+
+
+@pytest.mark.parametrize("K", [-np.eye(4), np.diag([1.0, 1.0, 1.0, -0.5])],
+                         ids=["negative", "indefinite"])
+def test_fisher_ratio_direct_needs_a_psd_kernel(K):
+    """The feature-space images exist only for a PSD kernel: dropping negative eigenvalues
+    (as before) computed the ratio of another kernel; now the cause is named."""
+    with pytest.raises(ValueError, match="K must be positive semi-definite"):
         fisher_ratio_direct(K, np.array([1.0, 1.0, -1.0, -1.0]))
 
 
