@@ -54,6 +54,9 @@ __all__ = [
 _FREE, _LOWER, _UPPER, _FIXED = 0, -1, 1, 2
 #: up to this size, every optimal solve ends with a global PSD test of P (a Cholesky factor)
 _PSD_CHECK_ALWAYS = 64
+#: the interpreter's cost of one active-set iteration in flops (~50 us at a few Gflop/s),
+#: counted with the arithmetic when deciding whether the closing PSD test is cheap
+_ITERATION_FLOPS = 2.5e5
 #: solve_qp limits the BLAS to one thread from this size on (below it the BLAS does not
 #: thread, and the limit would only add its few microseconds per call)
 _BLAS_LIMIT_MIN_N = 64
@@ -386,9 +389,10 @@ def _scaled_problem(d: _QPData) -> tuple[_Scaling | None, _QPData]:
 # ---------------------------------------------------------------------------------------------
 @njit(cache=True)
 def _most_negative_bound(state, w_lb, w_ub, s, tol, first):  # pragma: no cover - compiled
-    """``(i, w_i / s_i)`` of the most negative relative bound multiplier below ``-tol`` of
-    the variables at a bound (the first such one when ``first``); ``(-1, 0)`` if none."""
-    best, arg = 0.0, -1
+    """``(i, w_i / s_i)`` for the variable at a bound to release: among those whose relative
+    multiplier ``w_i / s_i`` is below ``-tol``, the most negative ``w_i`` (Dantzig's rule on
+    the equilibrated problem), or the first one when ``first``; ``(-1, 0)`` if none."""
+    best, arg, rel = 0.0, -1, 0.0
     for i in range(state.shape[0]):
         if state[i] == -1:
             w = w_lb[i]
@@ -397,11 +401,11 @@ def _most_negative_bound(state, w_lb, w_ub, s, tol, first):  # pragma: no cover 
         else:
             continue
         r = w / s[i] if s[i] > 0.0 else 0.0
-        if r < -tol and (arg < 0 or r < best):
-            best, arg = r, i
+        if r < -tol and (arg < 0 or w < best):
+            best, arg, rel = w, i, r
             if first:
                 break
-    return arg, best
+    return arg, rel
 
 
 @njit(cache=True)
@@ -649,8 +653,9 @@ class _ActiveSetQP:
         met by the iterations (a KKT point of a non-convex QP can be a strict local
         minimizer). When the solve has spent at least three times the flops of a Cholesky
         factorization of ``P`` (``n^3 / 3``; counting the gradients, ``n^2`` per iteration,
-        and the reduced-Hessian factorizations), or ``n <= 64`` (where the factorization
-        costs about as much as one iteration's interpreter overhead, some microseconds),
+        the interpreter's overhead of an iteration, ``_ITERATION_FLOPS``, and the
+        reduced-Hessian factorizations), or ``n <= 64`` (where the factorization costs
+        about as much as one iteration's interpreter overhead, some microseconds),
         ``P + delta I`` is factored
         (``delta`` = ``n eps max|P|``, above the rounding of a PSD matrix) and a failure is
         confirmed by :meth:`_confirm_psd`. Short solves (warm starts) skip it.
@@ -1031,7 +1036,7 @@ class _ActiveSetQP:
         while self.n_iter < self.max_iter:
             self.n_iter += 1
             g = self.P @ x + d.q
-            self.work += float(self.n) ** 2
+            self.work += float(self.n) ** 2 + _ITERATION_FLOPS
             if not at_min:  # (the step's threshold uses the last term scale: a scale only)
                 p, kind = self._direction(x, g)
                 pn = float(np.max(np.abs(p)))

@@ -284,7 +284,7 @@ def _component_certificate(X, y, u, w, b, sigma):
         row = np.abs(Mtx).max(axis=1, keepdims=True)  # each condition in its own units
         row[row == 0] = 1.0
         alpha[on] = lsq_linear(Mtx / row, rhs / row[:, 0], bounds=(0.0, u[on] + 1e-300),
-                               tol=1e-15, lsmr_tol="auto", max_iter=10_000).x
+                               method="bvls", tol=1e-15, max_iter=10_000).x
     stat = np.abs(sigma * w - X.T @ (y * alpha)) / (sigma * np.abs(w)
                                                      + np.abs(X).T @ np.abs(alpha) + 1e-300)
     bal = abs(float(y @ alpha)) / float(np.sum(np.abs(alpha)) + 1e-300)
