@@ -66,6 +66,10 @@ LP_METHODS = ("highs", "highs-ds", "highs-ipm")
 #: largest slack penalty solved as given: a larger ``C`` is solved at this value, which is the
 #: solution for every larger ``C`` when it has no slack (see :func:`fit_mcm`)
 C_RESOLVE = 1e12
+#: smallest slack penalty accepted: below it the multipliers of the LP, whose differences
+#: carry C next to the unit cost of h, are not resolved by HiGHS (feasibility tolerances
+#: 1e-10), and its solution cannot be certified
+C_MIN = 1e-8
 
 
 def _pow2_inverse(v: float) -> float:
@@ -100,7 +104,8 @@ class MCMResult:
     dual_slack : ndarray of shape (n,)
         Multipliers of ``q_i >= 0``.
     support : ndarray of int
-        Indices with ``|lambda_j| > sv_tol * max(1, max |lambda|)``.
+        Indices with ``|lambda_j| > sv_tol * max |lambda|`` (relative, so that it does not
+        depend on the units of ``K``).
     kkt : KKTResiduals
         Residuals of the LP optimality conditions (absolute) of the LP actually solved.
     status, method, n_iter : str, str, int
@@ -108,8 +113,10 @@ class MCMResult:
     C, l1 : float
         The parameters.
     polish : float
-        Largest increase of a ``q_i`` or of ``h`` applied after HiGHS to make (31)-(32) hold
-        exactly (HiGHS's tolerances apply to its scaled LP); typically below 1e-8.
+        Largest change of a ``q_i`` or of ``h`` applied after HiGHS to make (31)-(32) hold
+        exactly (HiGHS's tolerances apply to its scaled LP; a ``q_i`` at its bound stays 0,
+        and with ``l1 > 0`` the tight rows are first corrected onto the LP's vertex);
+        typically below 1e-12.
     rank : int
         Eigen-directions of ``K`` used (``l1 = 0``, see :func:`fit_mcm`); ``n`` when ``l1 > 0``.
     lp : dict
@@ -275,6 +282,30 @@ def _refine_vertex(lp, x, z, w_lb):
     return x
 
 
+def _refine_duals(lp, z, w_lb):
+    """The dual counterpart of :func:`_refine_vertex`: the multipliers of the tight rows are
+    corrected (minimum norm) so that the reduced costs of the variables off their bounds
+    vanish, and the bound multipliers are recomputed from stationarity. HiGHS's dual
+    tolerance leaves those reduced costs at about 1e-10 of its scaled costs. Kept only if
+    every multiplier stays non-negative and stationarity improves."""
+    c, G = lp["c"], lp["G"]
+    tight = z > 0
+    free = ~(w_lb > 0)
+    if not tight.any():
+        return z, w_lb
+    grad = c + G.T @ z
+    r_free = grad[free]
+    dz = np.linalg.lstsq(G[np.ix_(tight, free)].T, -r_free, rcond=None)[0]
+    zn = z.copy()
+    zn[tight] += dz
+    wn = np.where(free, 0.0, c + G.T @ zn)
+    if np.any(zn < 0) or np.any(wn < 0):
+        return z, w_lb
+    old = np.abs(grad - w_lb).max()
+    new = np.abs(c + G.T @ zn - wn).max()
+    return (zn, wn) if new <= old else (z, w_lb)
+
+
 def _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method):
     """``linprog`` (HiGHS, :data:`_HIGHS_OPTIONS`). If HiGHS does not report an optimal
     solution with ``method``, the other methods of :data:`LP_METHODS` are tried; if none
@@ -386,9 +417,21 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
         HiGHS algorithm (``"highs"`` lets HiGHS choose; ``"highs-ds"`` dual simplex;
         ``"highs-ipm"`` interior point with crossover).
     sv_tol : float
-        ``j`` is a support vector when ``|lambda_j| > sv_tol * max(1, max_k |lambda_k|)``.
+        ``j`` is a support vector when ``|lambda_j| > sv_tol * max_k |lambda_k|``.
     rank_tol : float
         Relative eigenvalue cut-off of the range form (``l1 = 0`` only).
+
+    Scale and extreme parameters. The LP is solved for ``K / 2^e`` (largest entry in
+    ``[1/2, 1)``) and ``l1 / 2^e``: ``(s K, lambda / s, l1 s)`` is the same problem for any
+    ``s > 0``, so a kernel of any size gives the same ``b``, ``h``, ``q`` and objective, and
+    ``lambda`` in the user's units (exactly so for a power-of-two ``s``). A ``C`` above
+    ``C_RESOLVE = 1e12`` cannot be resolved next to the unit cost of ``h``: the LP is then
+    solved at ``C_RESOLVE``, whose solution is the solution for every larger ``C`` when it
+    has no slack (``q = 0``), and ``ValueError`` is raised otherwise. HiGHS runs with
+    feasibility tolerances 1e-10; if the requested ``method`` does not report an optimum,
+    the other two are tried. The residuals of the LP certificate in relative form
+    (``kkt.lp_residuals(..., relative=True)`` on ``lp``) are at rounding level, 1e-16 to
+    1e-10 (HiGHS's dual tolerance).
 
     Returns
     -------
@@ -399,14 +442,20 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
     Raises
     ------
     ValueError
-        Bad input (naming the argument), or when HiGHS does not report an optimal solution
-        (the LP is always feasible and bounded, so this means a numerical failure).
+        Bad input (naming the argument); when no HiGHS method reports an optimal solution
+        (the LP is always feasible and bounded, so this means a numerical failure; the
+        message names ``l1`` when it is far from the scale of ``K``, e.g. a linear kernel of
+        features whose scales differ by twelve orders of magnitude); or a ``C`` above
+        ``C_RESOLVE`` whose solution keeps slack.
     """
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
     if np.unique(y).size < 2:
         raise ValueError("y must contain both classes -1 and +1; got only one class")
     C = positive_scalar(C, "C")
+    if C < C_MIN:
+        raise ValueError(f"C must be at least {C_MIN:g} (the LP's multipliers are not resolved "
+                         f"in double precision below it, next to the unit cost of h); got {C:g}")
     l1 = positive_scalar(l1, "l1", allow_zero=True)
     method = check_choice(method, "method", LP_METHODS)
     sv_tol = positive_scalar(sv_tol, "sv_tol", allow_zero=True)
@@ -441,8 +490,13 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
                  f"the order of max|K|)" if split and not 1e-8 <= l1_solve <= 1e8 else
                  "; try a larger rank_tol, l1 > 0 or a C closer to 1")
         raise ValueError(str(exc) + cause) from exc
-    if split:
+    # HiGHS's tolerances apply to its internally scaled LP: where a tight row or a reduced
+    # cost is off by more than rounding (relative to its terms), correct the primal and the
+    # dual onto the vertex HiGHS found (small least-squares systems)
+    if lp_residuals(lp["c"], x, G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=z,
+                    w_lb=w_lb, w_ub=np.zeros_like(w_lb), relative=True).max > 1e-13:
         x = _refine_vertex(lp, x, z, w_lb)
+        z, w_lb = _refine_duals(lp, z, w_lb)
     theta = x[:p] - x[p:2 * p] if split else x[:p].copy()
     # Polish: HiGHS meets its tolerances on its scaled LP; after unscaling, (31)-(32) can be
     # violated by ~1e-10. Raising q and h by that amount restores exact feasibility (to
@@ -460,6 +514,10 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
                          f"next to the unit cost of h; at C = {C_RESOLVE:g} the solution still "
                          f"has slack (sum q = {float(x[n_th + 2:].sum()):.3g}), so it is not the "
                          f"solution for every larger C: use C <= {C_RESOLVE:g}")
+    if C > C_solve:
+        # slack-free at C_RESOLVE, hence optimal at C: the multipliers of q >= 0 take the
+        # extra cost (they stay complementary to q = 0), the others are unchanged
+        w_lb[n_th + 2:] += C - C_solve
     if split:  # back to the user's units: theta = sigma theta_solved, its multipliers / sigma
         x[:n_th] *= sig
         w_lb[:n_th] /= sig
@@ -682,6 +740,7 @@ def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
     ones = np.ones(K0.shape[0])
     w_base = float(ones @ W0 @ ones)
     if not w_base > 1e-12 * float(np.abs(np.diag(K0)).sum()):
+        check_psd(K0, "K0")  # a negative scatter means a K0 that is not a kernel
         raise ValueError("the within-class scatter 1'W0 1 of K0 is zero (each class is a single "
                          "point, or its points coincide in the feature space of K0): the "
                          "Fisher ratio J = 1'B0 1 / 1'W0 1 is undefined; at least one class "
@@ -775,9 +834,14 @@ class MCMClassifier(_BinaryKernelClassifier):
     Attributes
     ----------
     classes_, support_, n_support_ (per class, as in SVC), support_vectors_ (not for
-    "precomputed"), dual_coef_ (``lambda`` on the support), intercept_, h_, result_.
+    "precomputed"), dual_coef_ (``lambda`` on the support), intercept_, h_, result_,
+    coef_ (the weights ``w`` of ``f(x) = x'w + b`` for ``kernel="linear"`` with ``l1 = 0``,
+    else None).
     Prediction evaluates the kernel between the new points and the training support vectors
-    only (``kernel="precomputed"``: columns are all training points).
+    only (``kernel="precomputed"``: columns are all training points). With
+    ``kernel="linear"`` and ``l1 = 0`` the LP is solved from the columns of ``X`` (see
+    :func:`_linear_mcm`): features of very different scales then give the same training
+    decision values as unit-scale features, and prediction is ``x'w + b``.
     """
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", l1=0.0, method="highs",
