@@ -378,9 +378,12 @@ class _Units:
     ``(sX, ty)`` at ``(gamma s^2, mu t / s)`` is ``(t a / s, t b)`` with multipliers
     ``t lambda / s^2`` and ``s = X' lambda`` scaled by ``t / s``. The hinge loss fixes the
     margin at 1, which leaves ``t = 1``. The solver works on ``X / 2^{e_X}`` (largest entry
-    in [1/2, 1)) and, for the squared loss, ``y / 2^{e_y}``; with powers of two every
-    conversion is exact, so scaling the user's ``X`` or ``y`` by a power of two (with
-    ``gamma`` and ``mu`` transformed as above) changes the results by exactly that factor.
+    in [1/2, 1)) when the largest entry of ``X`` is outside ``X_WINDOW`` (inside it, ``X``
+    as it is: scaling it would cost a copy of ``X``) and, for the squared loss, on
+    ``y / 2^{e_y}``; with powers of two every conversion is exact, so scaling the user's
+    ``y``, or an ``X`` outside the window, by a power of two (with ``gamma`` and ``mu``
+    transformed as above) changes the results by exactly that factor, and any other
+    scaling changes them by that factor to rounding.
     Scaling single features is not a symmetry: ``r_mu`` is not homogeneous, and feature
     ``i`` scaled by ``d_i`` is the feature of weight ``1 / d_i^2`` and selectivity
     ``mu d_i`` of a weighted penalty; the solver keeps each feature's units and measures
@@ -1548,8 +1551,9 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     max_iter : int >= 1
         Cap on outer iterations of the dual method. A float is accepted only with an
         integral value (``200.0``); ``0.5`` is rejected, not truncated.
-    tol : float
-        Tolerance of the feature-set conditions (relative to the data scale).
+    tol : float > 0
+        Tolerance of the feature-set conditions (20), relative to each feature's own terms:
+        feature ``i`` is held to ``tol (||x^i|| ||lambda|| + mu)`` (see the notes on scale).
 
     Returns
     -------
@@ -1562,8 +1566,25 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         two classes, NaN / inf, mismatched shapes, unknown ``loss`` / ``method``,
         ``max_iter`` not an integer >= 1).
     RuntimeError
-        The dual iteration did not reach its optimality conditions within ``max_iter``
-        (never a silently unconverged result).
+        The dual iteration did not reach its optimality conditions within ``max_iter``, or
+        its result's relative duality gap exceeds 1e-6 or a componentwise KKT residual
+        (:func:`kkt_residuals`) exceeds 1e-8 (never a silently unconverged result).
+
+    Notes
+    -----
+    Scale. Criterion (11) has the exact symmetry ``(X, y, gamma, mu) -> (s X, t y,
+    gamma s^2, mu t / s)``, whose solution is ``(t a / s, t b)`` with multipliers
+    ``t lambda / s^2`` (hinge loss: ``t = 1``; see :class:`_Units`). The fit runs on
+    ``X / 2^k`` when the largest entry of ``X`` lies outside ``[2^-16, 2^16)`` and, for the
+    squared loss, on ``y / 2^l`` (powers of two: exact), and the results are converted
+    back; so a power-of-two scaling of such an ``X`` or of ``y`` scales the results by
+    exactly the factors above. Scaling single features is not a symmetry (``r_mu`` is not
+    homogeneous: feature ``i`` scaled by ``d_i`` is a feature of penalty weight
+    ``1 / d_i^2`` and selectivity ``mu d_i``), so every condition is held relative to the
+    size of its own terms instead: feature scales from ``1e-8`` to ``1e8`` in one matrix
+    give certified fits. The hinge loss's linear programs and QPs are solved in multipliers
+    divided by their box width, so that the solvers' absolute tolerances meet a problem of
+    unit size whatever ``gamma`` is.
     """
     X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
     if mu is None:  # pragma: no cover - _check always returns a number here
