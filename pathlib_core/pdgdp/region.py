@@ -39,9 +39,13 @@ negative upper-bound multiplier, ``dV/du_i = g_i(u)`` for ``i`` in ``U`` and ``0
 (so ``-dV/du_i`` is the hinge slack ``xi_i`` of the primal SVM).
 
 The paper's Lemma 1 (the matrix ``M`` is invertible under its non-degeneracy Definition 2)
-was lost in our copy of the text; here ``M`` is factored by LU when it is well conditioned, by a
-symmetric eigendecomposition (pseudo-inverse) otherwise, and
-the two degenerate cases get a documented fallback (see :class:`CriticalRegion`).
+was lost in our copy of the text; here ``M`` is first balanced by powers of two (``alpha_F``
+times ``t``, ``b`` over ``t`` with ``t^2 max|Q_FF|`` of order one, then Ruiz's scaling; exact,
+so a kernel scaled by ``s`` with bounds over ``s`` gives ``alpha / s`` to rounding for ``s``
+from 1e-300 to 1e300), then factored by LU when it is well conditioned, by a symmetric
+eigendecomposition (pseudo-inverse) otherwise, and the two degenerate cases get a documented
+fallback (see :class:`CriticalRegion`). A kernel that is not positive semi-definite makes
+the dual non-convex and raises ``ValueError`` (see :func:`critical_region`).
 """
 
 from __future__ import annotations
