@@ -108,7 +108,7 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
                 max_events: int = 10_000, max_events_per_point: int | None = None,
                 restart_kinds: Sequence[str] = ("jump", "restart"), param_name: str = "t",
                 copy_state: bool = False, record_residual: Callable | None = None,
-                param_floor: float = 1.0) -> Path:
+                param_floor: float = 1.0, param_unit: float = 1.0) -> Path:
     """Follow a piecewise-smooth solution path ``z(t)`` from ``t_span[0]`` to ``t_span[1]``.
 
     On each piece the state ``s`` is fixed and ``z`` solves the initial value problem
@@ -142,7 +142,10 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
     correct : callable, optional
         ``correct(t, z, state) -> z``, a corrector (Newton steps, a re-solve) applied
         whenever ``residual > drift_tol``; each call is counted in ``info["n_corrections"]``
-        and must bring the residual back below ``drift_tol``.
+        and must bring the residual back below ``drift_tol``, or (after a drift check)
+        return a re-solved point at which some event component is violated (below
+        ``-start_tol``): those components then fire at once and ``update`` installs the
+        point's state.
     record : callable, optional
         ``record(t, z, state) -> record`` builds the model's solution record (a dataclass)
         stored in the path; default: a copy of ``z``.
@@ -191,6 +194,9 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
         terms; ``0`` makes every window relative to ``|t|`` (for a parameter bounded away
         from zero whose scale is arbitrary, such as an age: then a path traced on ``2^k t``
         is the same path).
+    param_unit : float > 0, default 1.0
+        Parameter values in error messages are multiplied by it (for a client that traces
+        a rescaled parameter and reports in its user's units).
 
     Returns
     -------
@@ -236,7 +242,8 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
                               else _positive_int(max_events_per_point, "max_events_per_point")),
         method=method, drift_check=drift_check, restart_kinds=frozenset(restart_kinds),
         copy_state=bool(copy_state),
-        param_floor=positive_scalar(param_floor, "param_floor", allow_zero=True))
+        param_floor=positive_scalar(param_floor, "param_floor", allow_zero=True),
+        param_unit=positive_scalar(param_unit, "param_unit"))
     if opts.param_floor == 0.0 and min(t0, t1) <= 0.0 <= max(t0, t1):
         raise ValueError("param_floor=0 needs a parameter range that excludes 0; got "
                          f"t_span=({t0}, {t1})")
@@ -265,6 +272,7 @@ class _Options:
     restart_kinds: frozenset
     copy_state: bool
     param_floor: float = 1.0
+    param_unit: float = 1.0
 
 
 def _copy_record(t, z, state):
@@ -374,6 +382,10 @@ class _Tracer:
         self._start_time = time.perf_counter()
         self._wall = 0.0
 
+    def _show(self, t: float) -> str:
+        """``t`` in the caller's units (``param_unit``), for messages."""
+        return repr(float(t) * self.opts.param_unit)
+
     # -- counted client calls --------------------------------------------------------------
     def rhs(self, t, z, state) -> np.ndarray:
         self.n_rhs += 1
@@ -392,7 +404,8 @@ class _Tracer:
         if g.ndim != 1:
             raise ValueError(f"events must return a 1-D array; got shape {g.shape}")
         if not np.all(np.isfinite(g)):
-            raise ValueError(f"events returned non-finite values at {t!r}; use a positive "
+            raise ValueError(f"events returned non-finite values at {self._show(t)}; use a "
+                             "positive "
                              "constant for components that cannot fire")
         return g
 
@@ -503,7 +516,8 @@ class _Tracer:
         while status is None:
             message = solver.step()
             if solver.status == "failed":
-                raise RuntimeError(f"the integrator failed on the piece starting at {t!r}: "
+                raise RuntimeError(f"the integrator failed on the piece starting at "
+                                   f"{self._show(t)}: "
                                    f"{message}")
             if solver.status == "finished":
                 status = 0
@@ -673,7 +687,8 @@ class _Tracer:
             cap = 2 * self._m + 10
         if self._point_count > cap:
             raise RuntimeError(
-                f"{self._point_count} consecutive updates/corrections at {t!r} (last: {what}); "
+                f"{self._point_count} consecutive updates/corrections at {self._show(t)} "
+                f"(last: {what}); "
                 "the path does not leave this point -- an event fires again right after its "
                 "update. Check that update() returns a state whose event functions are >= 0 "
                 "and increase along the tracing direction (or return a re-solved z), or raise "
@@ -683,7 +698,7 @@ class _Tracer:
         self.n_events += 1
         if self.n_events > self.opts.max_events:
             raise RuntimeError(f"more than max_events={self.opts.max_events} events; last at "
-                               f"{t!r} with components {fired.tolist()}")
+                               f"{self._show(t)} with components {fired.tolist()}")
         self._count_point(t, f"event {fired.tolist()}")
         arg_state = copy.deepcopy(state) if self.opts.copy_state else state
         out = self.update_fn(t, np.array(z, copy=True), arg_state, fired.copy())
@@ -696,7 +711,8 @@ class _Tracer:
             new_z = z
         else:
             new_z = as_vector(new_z, "the z returned by update")
-        new_z = self._enforce_residual(t, new_z, new_state, where=f"the {kind} event at {t!r}")
+        new_z = self._enforce_residual(t, new_z, new_state,
+                                       where=f"the {kind} event at {self._show(t)}")
         return new_state, new_z
 
     def _enforce_residual(self, t, z, state, *, where: str) -> np.ndarray:
@@ -712,7 +728,13 @@ class _Tracer:
         self.correction_params.append(float(t))
         r = self.residual(t, z_new, state)
         if not r <= self.opts.drift_tol:
-            at = where or f"{t!r}"
+            # a corrector that re-solved the problem in other sets (a point the current
+            # state does not describe) signals it through its events: they fire at once
+            # at the next piece start, and update() installs the new state
+            if where is None and np.any(self.event_values(t, z_new, state)
+                                        < -self.opts.start_tol):
+                return z_new
+            at = where or self._show(t)
             raise RuntimeError(f"correct() left a residual {r:.3g} > drift_tol="
                                f"{self.opts.drift_tol:g} at {at}")
         return z_new

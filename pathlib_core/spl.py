@@ -274,14 +274,17 @@ def _sp_weights_derivatives(loss, age, part, regularizer, gamma):
     return v, dl, dlam
 
 
-def _sp_slope(loss, age, regularizer, gamma) -> np.ndarray:
-    """``|d v*(l, lambda) / d l|`` at the losses (0 where ``v*`` is flat or a step)."""
+def _sp_slope(loss, age, regularizer, gamma, widen: float = 0.0) -> np.ndarray:
+    """``|d v*(l, lambda) / d l|`` at the losses (0 where ``v*`` is flat or a step); with
+    ``widen``, the sloped branch extends that far (relative) past its thresholds (a loss
+    within rounding of a threshold is on either side)."""
     out = np.zeros_like(loss)
+    hi = age * (1.0 + widen)
     if regularizer == "linear":
-        out[loss < age] = 1.0 / age
+        out[loss < hi] = 1.0 / age
     elif regularizer == "mixture":
         s = np.sqrt(loss)
-        m = (s > age * gamma / (age + gamma)) & (s < age)
+        m = (s > age * gamma / (age + gamma) * (1.0 - widen)) & (s < hi)
         out[m] = 0.5 * gamma / (loss[m] * s[m])
     elif regularizer == "log":
         zeta = 1.0 - age
@@ -1265,7 +1268,28 @@ class _GAGA:
                 self._in_fallback = False
         return theta
 
+    def _polish(self, t, theta, s: _State):
+        """``theta`` Newton-corrected onto the piece's manifold (5) where the integration
+        left it above 1e-12 (the dense output is accurate to the integration tolerance;
+        the records are exact to rounding)."""
+        r0 = self.state_residual(t, theta, s)
+        if r0 <= 1e-12:
+            return theta
+        old = getattr(self, "_in_fallback", False)
+        self._in_fallback = True
+        try:
+            new = self.correct(t, theta, s)
+        finally:
+            self._in_fallback = old
+        # (Newton steps in fixed sets know nothing of the sets' inequalities: the point is
+        # kept only where the partial-optimum certificate improves too)
+        if (self.state_residual(t, new, s) < r0
+                and self.residual(t, new, None) <= self.residual(t, theta, None)):
+            return new
+        return theta
+
     def record(self, t, theta, s: _State):
+        theta = self._polish(t, theta, s)
         loss, *_ = self.m.phi(self.m.Z @ theta)
         v, _, _ = _sp_weights_derivatives(loss, t, s.part, self.reg, self.gamma)
         coef, b = _split(self.m, theta)
@@ -1547,7 +1571,7 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
                        update=g.update, residual=g.state_residual, correct=g.correct,
                        record=g.record, state=g.state_from(theta0, tau_min), rtol=rtol,
                        atol=atol, drift_tol=drift_tol, max_events=max_events,
-                       param_name="age", param_floor=0.0)
+                       param_name="age", param_floor=0.0, param_unit=f)
 
     def to_user(rec: SPLSolution) -> SPLSolution:
         return SPLSolution(rec.coef * sc.coef_factor, rec.intercept, rec.weights)
@@ -1589,8 +1613,15 @@ def _start(g: _GAGA, tau: float, age: float) -> np.ndarray:
             "so w = 0 and the intercept is not determined (any b whose losses all exceed "
             "the age is a partial optimum); start at a larger age")
     if ok:
-        # polish the ACS iterate by Newton steps on (5) in its sets (ACS converges linearly)
-        theta0 = g.correct(tau, theta0, g.state_from(theta0, tau))
+        # polish the ACS iterate by Newton steps on (5) in its sets (ACS converges
+        # linearly), unless that makes it worse (steps that leave the sets' inequalities)
+        g._in_fallback = True
+        try:
+            theta1 = g.correct(tau, theta0, g.state_from(theta0, tau))
+        finally:
+            g._in_fallback = False
+        if g.residual(tau, theta1, None) <= g.residual(tau, theta0, None):
+            theta0 = theta1
     else:
         theta0 = _newton_start(g, tau, start)
         if theta0 is None and why is None:

@@ -74,9 +74,12 @@ from .spl import (
     DegenerateStartError,
     _check_acs_controls,
     _check_reg,
+    _map_path,
+    _sp_slope,
     candidate_ages,
     sp_weights,
 )
+from .threads import single_blas_thread
 
 __all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_acs_path", "svm_weighted_fit",
            "svm_partial_optimum_residual", "SelfPacedSVC"]
@@ -132,7 +135,12 @@ class _SVM:
         self.Q = (y[:, None] * K) * y[None, :]
         self.n = y.size
         self.reg, self.gamma = regularizer, gamma
-        self.qscale = 1.0 + float(np.max(np.abs(self.Q))) * C
+        self.absQ = np.abs(self.Q)
+        # the natural unit of alpha_i: the change that moves some margin by 1,
+        # 1 / max_j |Q_ij| (a zero kernel row: the largest entry of Q, else 1)
+        qrow = np.max(self.absQ, axis=1) if self.n else np.zeros(0)
+        qmax = float(np.max(qrow, initial=0.0))
+        self.aunit = 1.0 / np.where(qrow > 0, qrow, qmax if qmax > 0 else 1.0)
 
     def g(self, z):
         """Margin violations ``g = 1 - Q alpha - y b`` (``z = (alpha, b)``)."""
@@ -144,26 +152,74 @@ class _SVM:
     def v(self, z, age):
         return sp_weights(self.losses(z), age, regularizer=self.reg, gamma=self.gamma)
 
-    def kkt(self, z, v) -> float:
-        """KKT residual of ``z`` for the weighted dual with weights ``v`` (relative).
+    def units(self, ub) -> np.ndarray:
+        """Per-coordinate unit of ``alpha``: the box width ``ub_i`` when it is smaller than
+        the natural unit ``1 / max_j |Q_ij|``."""
+        return np.where(ub > 0, np.minimum(ub, self.aunit), self.aunit)
 
-        Natural residual ``alpha - clip(alpha + g, 0, C v)`` (zero iff ``g_i <= 0`` at
-        ``alpha_i = 0``, ``g_i >= 0`` at ``alpha_i = C v_i``, ``g_i = 0`` in between), plus
-        ``|y' alpha|``, both divided by ``1 + C max|Q|``.
+    def violations(self, z, v, vslope=None) -> np.ndarray:
+        """Per-sample KKT violations of ``z`` for the weighted dual with weights ``v``, each
+        against its own scale (then ``|y' alpha|`` against ``sum |alpha_i|``, last).
+
+        With ``g = 1 - Q alpha - y b`` and ``s_i = 1 + (|Q| |alpha|)_i + |b|`` (the size of
+        the terms of ``g_i``) and the box ``[0, u_i]``, ``u_i = C m_i v_i``: the upper
+        bound is measured in ``nu_i = u_i + C m_i |dv_i/dl| C s_i`` (the box width plus the
+        rounding of ``u_i`` through the loss; ``vslope`` holds ``|dv/dl|``, 0 if not
+        given), the lower bound in ``min(nu_i, 1 / max_j |Q_ij|)`` (the change of
+        ``alpha_i`` that moves some margin by 1), ``1 / max_j |Q_ij|`` for both where
+        ``nu_i = 0``. Infeasibility ``(alpha_i - u_i)_+`` and ``(-alpha_i)_+``; where
+        ``g_i > 0`` (``alpha_i`` must be ``u_i``) the smaller of ``g_i / s_i`` and the
+        relative slack ``(u_i - alpha_i)_+``, where ``g_i < 0`` (``alpha_i`` must be 0) the
+        smaller of ``-g_i / s_i`` and ``alpha_i`` relative (complementarity, as in
+        :mod:`pathlib_core.kkt`). A computed optimum gives rounding level; the ratios do not
+        change when ``(K, C)`` is rescaled to ``(s K, C / s)`` with ``alpha / s`` (and the
+        age with the losses).
         """
         a = z[:-1]
-        r = a - np.clip(a + self.g(z), 0.0, self.Cv * v)
-        return max(float(np.max(np.abs(r))), abs(float(self.y @ a))) / self.qscale
+        g, s, ub, nu_lo, nu_up = self._scales(z, v, vslope)
+        infeas = np.maximum(np.maximum(-a / nu_lo, (a - ub) / nu_up), 0.0)
+        comp = np.where(g > 0, np.minimum(g / s, np.maximum(ub - a, 0.0) / nu_up),
+                        np.minimum(-g / s, np.maximum(a, 0.0) / nu_lo))
+        tot = float(np.sum(np.abs(a)))
+        eq = abs(float(self.y @ a)) / tot if tot > 0 else 0.0
+        return np.r_[np.maximum(infeas, comp), eq]
+
+    def _scales(self, z, v, vslope):
+        """``g``, the size ``s`` of its terms, the upper bounds ``u`` and the units of
+        ``alpha`` at its lower and upper bound (see :meth:`violations`)."""
+        a, b = z[:-1], z[-1]
+        ub = self.Cv * v
+        g = 1.0 - self.Q @ a - self.y * b
+        s = 1.0 + self.absQ @ np.abs(a) + abs(b)
+        # the unit of alpha_i at the margins: the change that moves some g_j by its own
+        # scale s_j, min_j s_j / |Q_ji| (1 / max_j |Q_ij| when the multipliers are small)
+        qs = np.max(self.absQ / s[:, None], axis=0)
+        unit = np.divide(1.0, qs, out=self.aunit.copy(), where=qs > 0)
+        r_u = 0.0 if vslope is None else self.Cv * vslope * self.C * s  # rounding of u
+        nu_up = ub + r_u
+        nu_up = np.where(nu_up > 0, nu_up, unit)
+        nu_lo = np.minimum(nu_up, unit)
+        # at a threshold of v* (u within 1e-8 of its own rounding scale of 0) the target of
+        # alpha_i is u_i, known only to that rounding: alpha_i < 0 is measured against it
+        nu_lo = np.where(ub <= 1e-8 * r_u, np.maximum(nu_lo, r_u), nu_lo)
+        return g, s, ub, nu_lo, nu_up
+
+    def kkt(self, z, v, vslope=None) -> float:
+        """The largest of :meth:`violations` (0 exactly at a KKT point)."""
+        return float(np.max(self.violations(z, v, vslope)))
 
     def certificate(self, z, age) -> float:
-        """The partial-optimum residual: :meth:`kkt` with ``v = v*(l(z), age)``."""
-        return self.kkt(z, self.v(z, age))
+        """The partial-optimum residual: :meth:`kkt` with ``v = v*(l(z), age)`` and its
+        slope (on either side of a threshold within rounding of it)."""
+        loss = self.losses(z)
+        v = sp_weights(loss, age, regularizer=self.reg, gamma=self.gamma)
+        return self.kkt(z, v, _sp_slope(loss, age, self.reg, self.gamma, widen=1e-8))
 
     def weighted_fit(self, v, z0=None):
         """Solve the weighted dual exactly (active set); returns ``z = (alpha, b)``."""
         ub = self.Cv * np.asarray(v, float)
         warm = None if z0 is None else np.clip(z0[:-1], 0.0, ub)
-        if warm is not None and abs(float(self.y @ warm)) > 1e-12 * max(1.0, self.C):
+        if warm is not None and abs(float(self.y @ warm)) > 1e-12 * float(np.sum(warm)):
             warm = None
         res = solve_qp(self.Q, -np.ones(self.n), A=self.y[None, :], b=np.zeros(1),
                        lb=np.zeros(self.n), ub=ub, warm_start=warm, tol=1e-13)
@@ -176,7 +232,7 @@ class _SVM:
         """An intercept consistent with the KKT conditions: the mean over free SVs, else the
         midpoint of the interval the bounded samples allow (``b0`` when it lies in it)."""
         f = self.Q @ a  # y_i * (K (alpha y))_i
-        tol = 1e-9 * max(1.0, self.C)
+        tol = 1e-9 * self.units(ub)
         free = (a > tol) & (a < ub - tol)
         if np.any(free):
             return float(np.mean(self.y[free] * (1.0 - f[free])))
@@ -200,13 +256,22 @@ class _SVM:
 
     # -- the smooth system of a piece ---------------------------------------------------
     def partition(self, z, age) -> np.ndarray:
-        g = self.g(z)
-        loss = self.C * np.maximum(0.0, g)
+        """Sample sets at ``z``: a margin point (``E_Z``) where ``g_i`` vanishes (relative
+        to its terms, ``|g_i| <= 1e-10 s_i``) or holds better than either bound of
+        ``alpha_i`` (``|g_i| / s_i`` below the relative slack ``min(alpha_i, u_i -
+        alpha_i) / nu_i``, as in :meth:`violations`); else by the sign of ``g_i`` and the
+        thresholds of ``v*``."""
         a = z[:-1]
+        loss = self.losses(z)
+        v = sp_weights(loss, age, regularizer=self.reg, gamma=self.gamma)
+        g, s, ub, nu_lo, nu_up = self._scales(
+            z, v, _sp_slope(loss, age, self.reg, self.gamma, widen=1e-8))
+        slack = np.maximum(np.minimum(a / nu_lo, (ub - a) / nu_up), 0.0)
+        rel = np.abs(g) / s
         part = np.full(self.n, _N, dtype=np.int8)
-        tol = 1e-10
-        part[np.abs(g) <= tol] = _Z
-        part[g > tol] = _P
+        margin = (rel <= 1e-10) | (rel < slack)
+        part[margin] = _Z
+        part[~margin & (g > 0)] = _P
         if self.reg == "linear":
             part[(part == _P) & (loss >= age)] = _D
         else:
@@ -215,7 +280,7 @@ class _SVM:
             part[(part == _P) & (s > lo)] = _M
             part[(part != _N) & (part != _Z) & (s >= age)] = _D
         # g = 0 with alpha at a bound that says otherwise is decided by alpha
-        z0 = (part == _Z) & (a <= 1e-12 * self.C)
+        z0 = (part == _Z) & (a <= 1e-12 * self.aunit)
         part[z0 & (g < 0)] = _N
         return part
 
@@ -243,6 +308,11 @@ class _SVMGAGA:
         self._pending_kkt = False
         self._in_fallback = False
         self._last_turn = None
+        #: age_user = age_factor * age and alpha_user = alpha_factor * alpha (the engine's
+        #: rescaled kernel, for reports in the user's units)
+        self.age_factor = 1.0
+        self.alpha_factor = 1.0
+        self._recent: list[tuple[float, tuple]] = []
 
     # sets
     def free(self, st: _State) -> np.ndarray:
@@ -280,8 +350,9 @@ class _SVMGAGA:
             d[m] = 2.0 * loss ** 1.5 / (s.C * s.Cv[F[m]] * s.gamma)
         return d
 
-    def system(self, t, z, st: _State):
-        """``(F, dF/dlambda)`` of the scaled equations on the free set (first row: ``y'a``)."""
+    def system(self, t, z, st: _State, *, scales: bool = False):
+        """``(F, dF/dlambda)`` of the scaled equations on the free set (first row: ``y'a``);
+        with ``scales``, also the size of each equation's terms (its rounding scale)."""
         s = self.s
         F = self.free(st)
         a = z[:-1]
@@ -306,7 +377,17 @@ class _SVMGAGA:
             r[m] = -(a[F[m]] - cm * s.gamma / np.sqrt(loss) + cm * s.gamma / t) / c
             dlam[1:][m] = (cm * s.gamma / t ** 2) / c
         res[1:] = r
-        return res, dlam, F
+        if not scales:
+            return res, dlam, F
+        sc = np.empty(F.size + 1)
+        sc[0] = float(np.sum(np.abs(a)))
+        sF = 1.0 + s.absQ[F] @ np.abs(a) + abs(z[-1])
+        if s.reg == "linear":
+            sF[p] += t / s.C + t * np.abs(a[F[p]]) / cp
+        else:
+            sF[m] = (np.abs(a[F[m]]) + cm * s.gamma / np.sqrt(loss) + cm * s.gamma / t) / c
+        sc[1:] = sF
+        return res, dlam, F, sc
 
     def jac(self, t, z, st: _State):
         F = self.free(st)
@@ -343,23 +424,29 @@ class _SVMGAGA:
         return out
 
     def state_residual(self, t, z, st: _State) -> float:
-        res, _, _ = self.system(t, z, st)
-        return float(np.max(np.abs(res))) / self.s.qscale
+        """The piece's equations at ``z``, each against the size of its terms."""
+        res, _, _, sc = self.system(t, z, st, scales=True)
+        r = np.divide(np.abs(res), sc, out=np.zeros_like(res), where=sc > 0)
+        return float(np.max(r))
 
     def residual(self, t, z, st=None) -> float:
         return self.s.certificate(z, t)
 
     def events(self, t, z, st: _State):
         s = self.s
-        g = s.g(z)
         a = z[:-1]
-        loss = s.C * np.maximum(g, 0.0)
+        loss = s.losses(z)
+        # every condition in the units of the certificate (violations): g relative to the
+        # size of its terms, alpha_i in the units of its lower and upper bound
+        g, sz, _, nu_lo, nu_up = s._scales(
+            z, sp_weights(loss, t, regularizer=s.reg, gamma=s.gamma),
+            _sp_slope(loss, t, s.reg, s.gamma, widen=1e-8))
         part = st.part
         ev = np.ones(s.n)
-        gs = g  # g is O(1) (margins), alpha is O(C)
+        gs = g / sz
         ev[part == _N] = -gs[part == _N]
         zz = part == _Z
-        ev[zz] = np.minimum(a[zz], s.Cv[zz] - a[zz]) / s.Cv[zz]
+        ev[zz] = np.minimum(a[zz] / nu_lo[zz], (s.Cv[zz] - a[zz]) / nu_up[zz])
         if s.reg == "linear":
             p = part == _P
             ev[p] = np.minimum(gs[p], (t - loss[p]) / t)
@@ -391,7 +478,16 @@ class _SVMGAGA:
             J = self.jac(t, z, st)
             if not (np.all(np.isfinite(J)) and np.all(np.isfinite(res))):
                 break
-            u = self._unknowns(z, F) - np.linalg.lstsq(J, res, rcond=None)[0]
+            # the Newton step of the system itself (a tiny diagonal d of E_P rows at a
+            # very large C makes J nearly singular; a truncated least-squares step would
+            # leave that direction's residual); least squares where J is singular
+            try:
+                step = np.linalg.solve(J, res) if st.n_zero == 0 else None
+            except np.linalg.LinAlgError:
+                step = None
+            if step is None or not np.all(np.isfinite(step)):
+                step = np.linalg.lstsq(J, res, rcond=None)[0]
+            u = self._unknowns(z, F) - step
             z = self._set_unknowns(z, F, u)
             z[:-1][~np.isin(np.arange(self.s.n), F)] = self.fixed_alpha(st)[
                 ~np.isin(np.arange(self.s.n), F)]
@@ -409,7 +505,23 @@ class _SVMGAGA:
                 self._in_fallback = False
         return z
 
+    def _polish(self, t, z, st: _State):
+        """``z`` Newton-corrected onto the piece's equations where the integration left it
+        above 1e-12 (the records are exact to rounding, not to the integration
+        tolerance)."""
+        r0 = self.state_residual(t, z, st)
+        if r0 <= 1e-12:
+            return z
+        new = self.correct_quiet(t, z, st)
+        # (Newton steps in fixed sets know nothing of the sets' inequalities: the point is
+        # kept only where the partial-optimum certificate improves too)
+        if (self.state_residual(t, new, st) < r0
+                and self.s.certificate(new, t) <= self.s.certificate(z, t)):
+            return new
+        return z
+
     def record(self, t, z, st: _State):
+        z = self._polish(t, z, st)
         a = z[:-1].copy()
         v = self.s.v(z, t)
         return SVMSolution(None, a * self.s.y, float(z[-1]), v, a)
@@ -459,7 +571,7 @@ class _SVMGAGA:
         # (relative size below fold_tol) that grows along the new piece is ill-conditioning,
         # not a fold (seen on noisy labels: 5.5e-7 at a margin entry, confirmed by ACS), and
         # neither is one whose linear extrapolation reaches zero only far away (> 1e-3 t)
-        h = 1e-7 * max(1.0, t)
+        h = 1e-7 * t
         near = (w > _ZERO_EIG * w.max()) & (w <= self.fold_tol * w.max())
         if np.any(near):
             r0 = float(np.min(w[near])) / w.max()
@@ -468,7 +580,7 @@ class _SVMGAGA:
             if not nz.any():
                 return False
             shrink = r0 - float(np.min(w1[nz])) / w1.max()
-            if shrink > 0 and r0 * h / shrink <= 1e-3 * max(1.0, t):
+            if shrink > 0 and r0 * h / shrink <= 1e-3 * t:
                 return False
         if st.n_zero:
             _, dlam, _ = self.system(t, z, st)
@@ -486,6 +598,15 @@ class _SVMGAGA:
         fired = [int(k) for k in fired]
         n = self.s.n
         info = {"fired": fired}
+        self._check_chattering(t, fired)
+        kept = self.s.v(z, t) > 0
+        kept[[k for k in fired if k < n]] = True  # (at a threshold: may be kept just after)
+        if np.unique(self.s.y[kept]).size < 2:
+            raise RuntimeError(
+                f"svm age_path: at age={t * self.age_factor:.10g} the partial optimum keeps "
+                "samples of one class only (the losses of the other class all exceed the "
+                "age, so their weights vanish): w = 0 and the intercept is not unique, so "
+                "the path has no unique continuation beyond this age")
         if n + 1 in fired:
             self._pending_kkt = False
             self.jumps.append({"age": t, "reason": "kkt", **info})
@@ -517,21 +638,53 @@ class _SVMGAGA:
         self._last_turn = None
         return self._jump(t, z, info)
 
+    def _check_chattering(self, t, fired) -> None:
+        """Raise when the same samples keep firing within a vanishing age interval (the
+        last 40 events within 1e-6 relative): the continuation alternates between sets at
+        a degenerate point instead of leaving it."""
+        self._recent.append((t, tuple(fired)))
+        if len(self._recent) > 40:
+            self._recent.pop(0)
+        if len(self._recent) < 40:
+            return
+        t_first = self._recent[0][0]
+        common = set(self._recent[0][1]).intersection(*(set(f) for _, f in self._recent))
+        if common and t - t_first <= 1e-6 * t:
+            idx = sorted(k for k in common if k < self.s.n)
+            raise RuntimeError(
+                f"svm age_path: at age={t * self.age_factor:.10g} sample(s) {idx} changed sets "
+                f"40 times within a relative age interval of {(t - t_first) / t:.1e}: a "
+                "degenerate point (a margin point at the bound of its box whose kernel row is "
+                "numerically dependent on the other margin points', so that J is singular "
+                "and neither set continues); the path has no consistent continuation here")
+
+    def _distance(self, z2, z) -> float:
+        """``max`` over the dual variables of ``|d alpha_i|`` in its natural unit, and of
+        ``|d b|`` (margin units)."""
+        return max(float(np.max(np.abs(z2[:-1] - z[:-1]) / self.s.aunit, initial=0.0)),
+                   abs(float(z2[-1] - z[-1])))
+
     def _jump(self, t, z, info):
-        scale = max(1.0, float(np.max(np.abs(z))))
+        outcomes = set()
         for delta in self.jump_deltas:
             t1 = t * (1 + delta)
-            z1, k1, ok1 = _acs_newton(self, t1, z, max_iter=300)
-            self.n_acs_iter += k1
-            z2 = self.correct_quiet(t, z1, self.state_from(z1, t1))
-            if self.s.certificate(z2, t) > 1e-10:
-                z2, k2, _ = _acs_newton(self, t, z1)
-                self.n_acs_iter += k2
-            if self.s.certificate(z2, t) > 1e-10:
+            try:
+                z1, k1, ok1 = _acs_newton(self, t1, z, max_iter=300)
+                self.n_acs_iter += k1
+                z2 = self.correct_quiet(t, z1, self.state_from(z1, t1))
+                if self.s.certificate(z2, t) > 1e-10:
+                    z2, k2, _ = _acs_newton(self, t, z1)
+                    self.n_acs_iter += k2
+            except RuntimeError as exc:  # a weighted dual the QP solver could not solve
+                outcomes.add(str(exc))
                 continue
-            if np.max(np.abs(z2 - z)) > 1e-8 * scale:
+            if self.s.certificate(z2, t) > 1e-10:
+                outcomes.add("ACS did not reach a partial optimum")
+                continue
+            if self._distance(z2, z) > 1e-8:
                 info = dict(info, delta=delta, acs_iterations=k1, acs_converged=ok1,
-                            jump_size=float(np.max(np.abs(z2 - z))))
+                            jump_size=max(float(np.max(np.abs(z2[:-1] - z[:-1])))
+                                          * self.alpha_factor, abs(float(z2[-1] - z[-1]))))
                 self.jumps.append({"age": t, **info})
                 return Update(self.state_from(z2, t), z2, "jump", info)
             # the same solution: a degenerate turning point (dependent margin points) whose
@@ -541,8 +694,11 @@ class _SVMGAGA:
                     and self._consistent(t, z2, st1, info["fired"])):
                 self._last_turn = (t, set(info["fired"]))
                 return Update(st1, z2, "turning", dict(info, resolved_by_acs=True))
-        raise RuntimeError(f"svm age_path: no continuation found at age={t:.10g}: the "
-                           "reassigned sets are inconsistent and warm ACS found no new branch")
+            outcomes.add("ACS returned to the current point and its sets do not continue")
+        raise RuntimeError(
+            f"svm age_path: no continuation found at age={t * self.age_factor:.10g}: the "
+            "reassigned sets are inconsistent (or the branch folds) and warm ACS at ages "
+            f"just above found no other partial optimum ({'; '.join(sorted(outcomes))})")
 
     def correct_quiet(self, t, z, st):
         self._in_fallback, old = True, self._in_fallback
@@ -560,8 +716,9 @@ def _acs_newton(g: _SVMGAGA, t, z, *, max_iter=3000, tol=1e-11):
     prev, stable, next_try = None, 0, 2
     for k in range(1, max_iter + 1):
         z = s.weighted_fit(v, z)
-        v = s.v(z, t)
-        if s.kkt(z, v) <= tol:
+        loss = s.losses(z)
+        v = sp_weights(loss, t, regularizer=s.reg, gamma=s.gamma)
+        if s.kkt(z, v, _sp_slope(loss, t, s.reg, s.gamma, widen=1e-8)) <= tol:
             return z, k, True
         key = s.partition(z, t).tobytes()
         if key != prev:
@@ -588,6 +745,7 @@ def _validate(X, y, regularizer, C, gamma, kernel):
     return X, y, C, gamma, K, is_linear
 
 
+@single_blas_thread
 def svm_weighted_fit(X, y, v, *, C=1.0, kernel=None):
     r"""Weighted SVM ``1/2 ||w||^2 + C sum_i v_i max(0, g_i)`` by its dual; returns
     ``(alpha, b)`` (decision function ``K(x, X) @ (alpha * y) + b``).
@@ -636,8 +794,9 @@ def svm_weighted_fit(X, y, v, *, C=1.0, kernel=None):
     v = as_vector(v, "v", length=X.shape[0], length_of="X")
     if np.any(v < 0) or np.any(v > 1):
         raise ValueError("v must lie in [0, 1]")
-    z = _SVM(K, y, C, "linear", None).weighted_fit(v)
-    return z[:-1], float(z[-1])
+    sc = _Scaled(K, y, C, "linear", None)
+    z = sc.svm.weighted_fit(v)
+    return sc.alpha_to_user(z[:-1]), float(z[-1])
 
 
 def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=1.0,
@@ -698,6 +857,7 @@ def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=
     return _SVM(K, y, C, regularizer, gamma).certificate(np.r_[alpha, intercept], age)
 
 
+@single_blas_thread
 def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
             tol=1e-11):
     r"""Alternate convex search (Algorithm 1) for the self-paced SVM at one age; returns
@@ -756,13 +916,15 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=
     X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
     age = positive_scalar(age, "age")
     max_iter, tol = _check_acs_controls(max_iter, tol)
-    svm = _SVM(K, y, C, regularizer, gamma)
-    g = _SVMGAGA(svm, 1e-6, ())
-    z = svm.weighted_fit(np.ones(svm.n))
-    z, k, ok = _acs_newton(g, age, z, max_iter=max_iter, tol=tol)
-    return z[:-1], float(z[-1]), svm.v(z, age), k, ok
+    sc = _Scaled(K, y, C, regularizer, gamma)
+    g = _SVMGAGA(sc.svm, 1e-6, ())
+    z = sc.svm.weighted_fit(np.ones(y.size))
+    z, k, ok = _acs_newton(g, age / sc.age_factor, z, max_iter=max_iter, tol=tol)
+    return (sc.alpha_to_user(z[:-1]), float(z[-1]), sc.svm.v(z, age / sc.age_factor), k,
+            ok)
 
 
+@single_blas_thread
 def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max_iter=500,
                  tol=1e-11):
     r"""ACS on a grid of ages, each warm-started from the previous solution (the baseline);
@@ -814,16 +976,18 @@ def svm_acs_path(X, y, ages, *, regularizer, C=1.0, gamma=None, kernel=None, max
         raise ValueError("ages must be a non-empty array of positive values")
     X, y, C, gamma, K, _ = _validate(X, y, regularizer, C, gamma, kernel)
     max_iter, tol = _check_acs_controls(max_iter, tol)
-    svm = _SVM(K, y, C, regularizer, gamma)
-    g = _SVMGAGA(svm, 1e-6, ())
-    z = svm.weighted_fit(np.ones(svm.n))
+    sc = _Scaled(K, y, C, regularizer, gamma)
+    g = _SVMGAGA(sc.svm, 1e-6, ())
+    z = sc.svm.weighted_fit(np.ones(y.size))
     out = []
     for a in ages:
-        z, k, ok = _acs_newton(g, float(a), z, max_iter=max_iter, tol=tol)
-        out.append((z[:-1].copy(), float(z[-1]), svm.v(z, float(a)), k, ok))
+        tau = float(a) / sc.age_factor
+        z, k, ok = _acs_newton(g, tau, z, max_iter=max_iter, tol=tol)
+        out.append((sc.alpha_to_user(z[:-1]), float(z[-1]), sc.svm.v(z, tau), k, ok))
     return out
 
 
+@single_blas_thread
 def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: float = 1.0,
                  gamma: float | None = None, kernel=None, rtol: float = 1e-10,
                  atol: float = 1e-12, drift_tol: float = 1e-9, fold_tol: float = 1e-6,
@@ -895,48 +1059,108 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
     _, first, inv, mult = np.unique(np.c_[X, y], axis=0, return_index=True,
                                     return_inverse=True, return_counts=True)
     inv = inv.ravel()
-    svm = _SVM(K[np.ix_(first, first)], y[first], C, regularizer, gamma, mult)
+    sc = _Scaled(K[np.ix_(first, first)], y[first], C, regularizer, gamma, mult)
+    svm, f = sc.svm, sc.age_factor
+    user = _SVM(K, y, C, regularizer, gamma)  # the user's problem, for the certificate
     g = _SVMGAGA(svm, fold_tol, (1e-3, 1e-6, 1e-2))
-    z0 = svm.weighted_fit(np.ones(svm.n))
-    z0, k0, ok = _acs_newton(g, age_min, z0, max_iter=1000)
-    g.n_acs_iter += k0
-    z0 = g.correct_quiet(age_min, z0, g.state_from(z0, age_min))
-    if np.unique(svm.y[svm.v(z0, age_min) > 0]).size < 2:
-        raise DegenerateStartError(
-            f"age_min={age_min} is too small: the partial optimum found there keeps samples "
-            "of one class only (w = 0 and the intercept is not unique); start at a larger age")
-    if np.max(np.abs(svm.Q @ z0[:-1])) <= 1e-9 * max(1.0, float(np.max(np.abs(svm.Q)))):
-        raise DegenerateStartError(
-            f"age_min={age_min}: the partial optimum found there has w = 0 (every decision "
-            "value equals the intercept, e.g. the unweighted SVM already predicts one class); "
-            "its dual is degenerate and has no unique path: use a larger C or a larger age_min")
-    r0 = svm.certificate(z0, age_min)
-    if r0 > 1e-10:
-        raise RuntimeError(f"no partial optimum found at age_min={age_min}: ACS "
-                           f"{'converged' if ok else 'did not converge'}, residual {r0:.3g}")
+    g.age_factor, g.alpha_factor = f, 1.0 / sc.kappa
+    tau_min, tau_max = age_min / f, age_max / f
+    z0 = _svm_start(g, tau_min, age_min)
+
     def record(t, z, st):
         rec = g.record(t, z, st)
-        alpha = rec.alpha[inv] / mult[inv]  # each copy carries an equal share
+        alpha = rec.alpha[inv] / (mult[inv] * sc.kappa)  # each copy carries an equal share
         dual = alpha * y
         return SVMSolution(X.T @ dual if is_linear else None, dual, rec.intercept,
                            rec.weights[inv], alpha)
 
-    def record_residual(t, rec):
-        return svm.certificate(np.r_[np.bincount(inv, rec.alpha, first.size), rec.intercept],
-                               t)
+    def residual(t, rec):
+        return user.certificate(np.r_[rec.alpha, rec.intercept], t)
 
-    path = follow_path(z0, (age_min, age_max), rhs=g.rhs, events=g.events, update=g.update,
-                       residual=g.state_residual, correct=g.correct,
-                       record_residual=record_residual, record=record,
-                       state=g.state_from(z0, age_min), rtol=rtol, atol=atol,
-                       drift_tol=drift_tol, max_events=max_events, param_name="age")
-    path.info.update(n_turning=sum(1 for e in path.events if e.kind == "turning"),
-                     acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks, jumps=g.jumps,
-                     model="svm", regularizer=regularizer, gamma=gamma, C=C,
-                     kernel="linear" if is_linear else repr(kernel),
-                     n_duplicates=int(X.shape[0] - first.size),
-                     wall_time_total=time.perf_counter() - t0)
-    return path
+    path = follow_path(z0, (tau_min, tau_max), rhs=g.rhs, events=g.events, update=g.update,
+                       residual=g.state_residual, correct=g.correct, record=record,
+                       state=g.state_from(z0, tau_min), rtol=rtol, atol=atol,
+                       drift_tol=drift_tol, max_events=max_events, param_name="age",
+                       param_floor=0.0, param_unit=f)
+    info = dict(path.info)
+    info.update(n_turning=sum(1 for e in path.events if e.kind == "turning"),
+                acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks,
+                jumps=[dict(j, age=j["age"] * f) for j in g.jumps],
+                correction_params=[t * f for t in info["correction_params"]],
+                model="svm", regularizer=regularizer, gamma=gamma, C=C,
+                kernel="linear" if is_linear else repr(kernel),
+                n_duplicates=int(X.shape[0] - first.size),
+                scaling={"kernel_factor": sc.kappa, "age_factor": f},
+                wall_time_total=time.perf_counter() - t0)
+    return _map_path(path, f, lambda rec: rec, residual, info)
+
+
+
+def _pow4(x: float) -> float:
+    """The power of 4 nearest (in ratio) to ``x > 0`` (1 for 0); exact under ``x 4**k``."""
+    if not x > 0:
+        return 1.0
+    e = math.frexp(x)[1] - 1  # 2**e <= x < 2**(e + 1)
+    lo = e - (e % 2)  # 4**(lo / 2) <= x < 4**(lo / 2 + 1)
+    return math.ldexp(1.0, lo) if x * x < math.ldexp(1.0, 2 * lo + 2) else math.ldexp(1.0, lo + 2)
+
+
+class _Scaled:
+    """The weighted SVM dual of the user's data with the kernel divided by ``kappa``, the
+    power of 4 nearest to its largest diagonal entry (an exact operation).
+
+    ``(K, C)`` and ``(K / kappa, kappa C)`` with ``alpha kappa`` are the same problem (the
+    decision values ``K (alpha y)`` are unchanged); the losses ``C max(0, g)`` are
+    ``kappa`` times larger inside, so the age is divided by ``age_factor = 1 / kappa``
+    (linear regularizer) or ``1 / sqrt(kappa)`` (mixture, with ``gamma`` likewise).
+    """
+
+    def __init__(self, K, y, C, regularizer, gamma, mult=None):
+        top = float(np.max(np.abs(np.diag(K)))) if K.size else 0.0
+        self.kappa = _pow4(top) if math.isfinite(top) else 1.0
+        root = math.sqrt(self.kappa)  # a power of two
+        self.age_factor = 1.0 / (self.kappa if regularizer == "linear" else root)
+        self.gamma = None if gamma is None else gamma * root
+        self.svm = _SVM(K / self.kappa, y, C * self.kappa, regularizer, self.gamma, mult)
+
+    def alpha_to_user(self, a):
+        return a / self.kappa
+
+
+def _svm_start(g: _SVMGAGA, tau: float, age: float) -> np.ndarray:
+    """A certified partial optimum at the internal age ``tau`` (the user's ``age``), by warm
+    ACS from the unweighted SVM polished by Newton steps; a precise error otherwise."""
+    svm = g.s
+    z0 = svm.weighted_fit(np.ones(svm.n))
+    z0, k0, ok = _acs_newton(g, tau, z0, max_iter=1000)
+    g.n_acs_iter += k0
+    # Newton steps in the sets of the ACS point (kept if they do not make it worse: on an
+    # ill-conditioned piece they can leave the sets' inequalities)
+    z1 = g.correct_quiet(tau, z0, g.state_from(z0, tau))
+    if svm.certificate(z1, tau) <= svm.certificate(z0, tau):
+        z0 = z1
+    v = svm.v(z0, tau)
+    if np.unique(svm.y[v > 0]).size < 2:
+        raise DegenerateStartError(
+            f"age_min={age} is too small: the partial optimum found there keeps samples of "
+            "one class only (the losses of the other class all reach the age, so their "
+            "weights vanish; w = 0 and the intercept is not unique); start at a larger age")
+    # decision values K (alpha y) against the margin 1 (the kernel is normalized inside)
+    if np.max(np.abs(svm.Q @ z0[:-1])) <= 1e-9:
+        raise DegenerateStartError(
+            f"age_min={age}: the partial optimum found there has w = 0 (every decision "
+            "value equals the intercept: the weighted SVM predicts one class, its "
+            "multipliers at the bounds C v of the minority class balance the sum y'alpha "
+            "= 0 with no margin); its dual is degenerate and has no unique path: use a "
+            "larger C or a larger age_min")
+    r0 = svm.certificate(z0, tau)
+    if r0 > 1e-10:
+        raise RuntimeError(
+            f"no partial optimum found at age_min={age}: alternate convex search "
+            + ("converged but Newton steps in its sets left" if ok else
+               "did not converge in 1000 iterations (the sample sets still change);")
+            + f" partial-optimum residual {r0:.3g}")
+    return z0
 
 
 # -- estimator ---------------------------------------------------------------------------------
@@ -984,6 +1208,7 @@ class SelfPacedSVC:
     def _kfun(self):
         return linear_kernel if self.kernel in (None, "linear") else self.kernel
 
+    @single_blas_thread
     def fit(self, X, y, X_val=None, y_val=None):
         """Trace the age-path on ``(X, y)``; keep the age with the smallest validation error."""
         X = as_matrix(X, "X")
