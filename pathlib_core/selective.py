@@ -98,7 +98,7 @@ EXACT_SPLIT_ROWS = 2  # hinge: exact split-QP solve up to this many tight rows p
 POLISH_GAP = 1e-12  # hinge: a split-QP solution with a smaller relative gap is not re-solved
 GAP_GUARD = 1e-6  # a "converged" fit whose relative duality gap exceeds this is refused
 KKT_GUARD = 1e-8  # ... and one whose largest componentwise KKT residual exceeds this
-X_WINDOW = (2.0 ** -16, 2.0 ** 16)  # X whose largest entry lies here is not rescaled
+X_WINDOW = (2.0 ** -16, 2.0 ** 20)  # X whose largest column norm lies here is not rescaled
 SET_TOL = 1e-10  # default tolerance of the feature-set conditions (relative to the data scale)
 USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 METHODS = ("dual", "primal")
@@ -170,9 +170,10 @@ def _scores(X, coef) -> np.ndarray:
     return X[:, nz] @ coef[nz] if 2 * nz.size < coef.size else X @ coef
 
 
-def _primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
-    r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`."""
-    z = _scores(X, coef) + intercept
+def _primal_objective(X, y, coef, intercept, *, gamma, mu, loss, z=None) -> float:
+    r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`
+    (``z``: the scores ``X a + b`` if known)."""
+    z = _scores(X, coef) + intercept if z is None else z
     return float(gamma * _selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
 
 
@@ -204,13 +205,14 @@ def _dual_infeasibility(y, lam, gamma, loss) -> float:
     return v
 
 
-def _gap_terms(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None):
+def _gap_terms(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, J=None):
     """``(J, D, scale)``: the primal value (11), the dual value ``-2 gamma W(lam)`` and the sum
     of the absolute values of the terms of ``J - D`` (the scale of the gap; a feature with
     ``|s_i| > mu`` brings the terms ``s_i^2`` and ``mu^2`` of ``s_i^2 - mu^2``, which cancel
     where ``|s_i|`` is close to ``mu``)."""
     s = X.T @ lam if s is None else s
-    J = _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
+    if J is None:
+        J = _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
     abs_s = np.abs(s)
     over = abs_s > mu
     pen = float(((abs_s[over] - mu) * (abs_s[over] + mu)).sum())
@@ -225,15 +227,17 @@ def _gap_terms(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None):
     return J, D, scale
 
 
-def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None) -> float:
+def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, J=None) -> float:
     r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda))` over the sum of the absolute
     values of its terms, plus the relative dual infeasibility of ``lam``.
 
     Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam``
     is optimal for the dual; invariant under the exact symmetries of (11) (see
-    :func:`duality_gap`). ``s``: ``X' lam`` if the caller has it already.
+    :func:`duality_gap`). ``s``: ``X' lam``, ``J``: the primal value, if the caller has
+    them already.
     """
-    J, D, scale = _gap_terms(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss, s=s)
+    J, D, scale = _gap_terms(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss, s=s,
+                             J=J)
     rel = (J - D) / scale if scale > 0 else 0.0
     return float(rel + _dual_infeasibility(y, lam, gamma, loss))
 
@@ -244,12 +248,13 @@ def _ratio(v, scale):
 
 
 def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, s_terms=None,
-                   features=True) -> dict:
+                   features=True, z=None) -> dict:
     """The residuals of :func:`kkt_residuals` for trusted arrays (``s = X' lam`` if known).
 
     ``s_terms``: the sizes of the terms of ``s`` (``|X|' |lam|`` by default; the solver's
     own check passes the bound ``||x^i|| ||lam||`` of :class:`_FeatureTol`, which saves a
-    pass over ``|X|``); ``features=False``: objects and bias only."""
+    pass over ``|X|``); ``features=False``: objects and bias only; ``z``: the scores
+    ``X a + b`` if known."""
     X = np.asarray(X, float)
     a = np.asarray(coef, float)
     lam = np.asarray(lam, float)
@@ -269,7 +274,8 @@ def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, s_ter
         feat = _ratio(v, s_terms + side)
     # objects, against the terms of the scores z_j = x_j' a + b
     fit = np.abs(X[:, nz]) @ absa[nz] + abs(float(intercept))
-    z = _scores(X, a) + intercept
+    if z is None:
+        z = _scores(X, a) + intercept
     if loss == "squared":
         # gamma lam_j = y_j - z_j (33)
         obj = _ratio(np.abs(gamma * lam - y + z), gamma * np.abs(lam) + np.abs(y) + fit)
@@ -377,9 +383,9 @@ class _Units:
     :math:`r_\mu(a / c) = r_{c\mu}(a) / c^2`), so the solution of the problem on
     ``(sX, ty)`` at ``(gamma s^2, mu t / s)`` is ``(t a / s, t b)`` with multipliers
     ``t lambda / s^2`` and ``s = X' lambda`` scaled by ``t / s``. The hinge loss fixes the
-    margin at 1, which leaves ``t = 1``. The solver works on ``X / 2^{e_X}`` (largest entry
-    in [1/2, 1)) when the largest entry of ``X`` is outside ``X_WINDOW`` (inside it, ``X``
-    as it is: scaling it would cost a copy of ``X``) and, for the squared loss, on
+    margin at 1, which leaves ``t = 1``. The solver works on ``X / 2^{e_X}`` (largest column
+    norm in [1/2, 1)) when the largest column norm of ``X`` is outside ``X_WINDOW`` (inside
+    it, ``X`` as it is: scaling it would cost a copy of ``X``) and, for the squared loss, on
     ``y / 2^{e_y}``; with powers of two every conversion is exact, so scaling the user's
     ``y``, or an ``X`` outside the window, by a power of two (with ``gamma`` and ``mu``
     transformed as above) changes the results by exactly that factor, and any other
@@ -392,20 +398,25 @@ class _Units:
 
     s: float  # X_solver = s X
     t: float  # y_solver = t y
-    xmax: float = 1.0  # max |X_solver|
+    norms: np.ndarray | None = field(default=None, repr=False)  # column norms of X_solver
 
     @classmethod
     def of(cls, X, y, loss) -> _Units:
-        big = max(float(X.max(initial=0.0)), -float(X.min(initial=0.0)))
+        # one pass over X: its column norms give the scale (a power of two times X has
+        # exactly the scaled norms) and the per-feature tolerances (_FeatureTol)
+        norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+        big = float(norms.max(initial=0.0))
         # X of moderate size is used as it is (scaling it is a copy of X, which costs as much
         # as a small fit: 2-3 ms at 196 x 6600)
         s = 1.0 if X_WINDOW[0] <= big < X_WINDOW[1] else 1.0 / _pow2_below(big)
         t = 1.0 / _pow2_below(float(np.abs(y).max(initial=0.0))) if loss == "squared" else 1.0
-        return cls(s, t, big * s)
+        return cls(s, t, norms * s if s != 1.0 else norms)
 
     def context(self, X, tol) -> _FitContext:
-        """The :class:`_FitContext` of the solver's data ``X``."""
-        return _FitContext(_FeatureTol(X, tol), row_scale=X.shape[0] * self.xmax)
+        """The :class:`_FitContext` of the solver's data ``X``; ``row_scale`` bounds the
+        features' 1-norms (``sqrt(N)`` times the largest 2-norm)."""
+        return _FitContext(_FeatureTol(X, tol, self.norms),
+                           row_scale=math.sqrt(X.shape[0]) * float(self.norms.max(initial=0.0)))
 
     def data(self, X, y):
         return (X if self.s == 1.0 else X * self.s), (y if self.t == 1.0 else y * self.t)
@@ -450,16 +461,19 @@ class _FeatureTol:
     and of ``mu`` (Cauchy-Schwarz: ``|x^i|' |lam| <= ||x^i|| ||lam||``), so each feature's
     conditions are held relative to its own scale whatever the units of the others."""
 
-    def __init__(self, X, tol):
+    def __init__(self, X, tol, norms=None):
         self.tol = float(tol)
-        norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+        if norms is None:
+            norms = np.sqrt(np.einsum("ij,ij->j", X, X))
         self.norms = norms
         self.unit = self.tol * norms
         with np.errstate(divide="ignore"):
             self.inv = np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), np.inf)
 
-    def at(self, lam, mu) -> np.ndarray:
-        return self.unit * float(np.linalg.norm(lam)) + self.tol * float(mu)
+    def at(self, lam, mu, lam_norm=None) -> np.ndarray:
+        """The tolerances at ``lam`` (``lam_norm``: ``||lam||`` if known)."""
+        ln = float(np.sqrt(lam @ lam)) if lam_norm is None else lam_norm
+        return self.unit * ln + self.tol * float(mu)
 
     def coef(self, lam, y, gamma) -> np.ndarray:
         """Tolerance of a kink coefficient ``a_i`` (for its sign, and below which it is
@@ -467,7 +481,7 @@ class _FeatureTol:
         contribution ``x^i a_i`` to the scores is ``tol`` times the terms of the object
         conditions. ``mu`` is no scale for it: in a lasso-like fit (large ``mu``) every
         active coefficient is far below ``mu``."""
-        return self.tol * (float(np.linalg.norm(y)) + gamma * float(np.linalg.norm(lam))) \
+        return self.tol * (float(np.sqrt(y @ y)) + gamma * float(np.sqrt(lam @ lam))) \
             * self.inv
 
     def bind(self, mu):
@@ -876,12 +890,14 @@ def _equilibration(M, N):
 
 def _backward_ok(M, S, R, rtol) -> bool:
     """Normwise backward error of ``S`` as a solution of ``M S = R``, column by column:
-    ``||M s - r|| <= rtol (||M|| ||s|| + ||r||)`` (infinity norms), and ``S`` finite."""
+    ``||M s - r|| <= rtol (||M||_F ||s|| + ||r||)`` (2-norms; the Frobenius norm bounds the
+    spectral one), and ``S`` finite."""
     if not np.all(np.isfinite(S)):
         return False
-    res = np.abs(M @ S - R).max(axis=0)
-    nM = float(np.linalg.norm(M, np.inf))
-    return bool(np.all(res <= rtol * (nM * np.abs(S).max(axis=0) + np.abs(R).max(axis=0))))
+    res = np.linalg.norm(M @ S - R, axis=0)
+    nM = float(np.linalg.norm(M))
+    return bool(np.all(res <= rtol * (nM * np.linalg.norm(S, axis=0)
+                                      + np.linalg.norm(R, axis=0))))
 
 
 def _sym_solve(M, R, rtol):
@@ -977,7 +993,8 @@ def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None, atol=None):
     given; see :meth:`_FeatureTol.coef`). With ``max_enter`` only the
     ``max_enter`` largest violations of zero features (which enter the kink set) are
     listed, largest first; the others are all listed."""
-    ftol = np.broadcast_to(np.asarray(ftol, float), (n,))
+    if np.ndim(ftol) == 0:
+        ftol = np.full(n, float(ftol))
     inZ = np.ones(n, bool)
     inZ[P] = False
     inZ[K] = False
@@ -994,7 +1011,8 @@ def _violations(s, mu, P, K, sig, aK, ftol, n, max_enter=None, atol=None):
         i = int(P[j])
         moves.append((float(vP[j]), i, "K" if sP[j] > fP[j] else "Z", float(np.sign(s[i]))))
     fK = ftol[K]
-    aK_tol = fK if atol is None else np.broadcast_to(np.asarray(atol, float), (n,))[K]
+    aK_tol = fK if atol is None else (np.full(len(K), float(atol)) if np.ndim(atol) == 0
+                                      else atol[K])
     sa = sig * aK
     for j in np.flatnonzero(sa < -aK_tol):
         moves.append((float(-sa[j]), int(K[j]), "Z", 0.0))
@@ -1074,6 +1092,7 @@ class _FitContext:
     lp: object = None
     inner: tuple | None = None
     scores: tuple | None = None  # (lam, X' lam), the last such product a fit computed
+    checked: tuple | None = None  # (lam, coef, b, largest KKT residual) of a checked point
 
     def scores_of(self, lam):
         """``X' lam`` if :attr:`scores` holds it for this very array ``lam``, else None."""
@@ -1173,7 +1192,7 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
         # every violator at once
         room = max(1, min(N - 1 - len(K), max(4, len(P) + len(K))))
         moves = _violations(s, mu, P, K, sig, aK, ft.at(lam, mu), n, max_enter=room,
-                            atol=ft.coef(lam, y, gamma)) if mu > 0 else []
+                            atol=ft.coef(lam, y, gamma) if len(K) else None) if mu > 0 else []
         if not moves:
             converged = True
             break
@@ -1575,7 +1594,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     Scale. Criterion (11) has the exact symmetry ``(X, y, gamma, mu) -> (s X, t y,
     gamma s^2, mu t / s)``, whose solution is ``(t a / s, t b)`` with multipliers
     ``t lambda / s^2`` (hinge loss: ``t = 1``; see :class:`_Units`). The fit runs on
-    ``X / 2^k`` when the largest entry of ``X`` lies outside ``[2^-16, 2^16)`` and, for the
+    ``X / 2^k`` when the largest column norm of ``X`` lies outside ``[2^-16, 2^20)`` and, for the
     squared loss, on ``y / 2^l`` (powers of two: exact), and the results are converted
     back; so a power-of-two scaling of such an ``X`` or of ``y`` scales the results by
     exactly the factors above. Scaling single features is not a symmetry (``r_mu`` is not
@@ -1760,9 +1779,14 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
             ctx.scores = (lam, s)
             K = np.flatnonzero(coef)
             if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol(lam),
-                               n, atol=ctx.ft.coef(lam, y, gamma)) \
-                    and _objects_ok(X, y, coef, b, lam, gamma, mu, s):
-                return lam, coef, b, 1, True, strong, coef != 0
+                               n, atol=ctx.ft.coef(lam, y, gamma)):
+                # the object conditions too, by the certificate the result gets (kept for it)
+                z = _scores(X, coef) + b
+                kkt = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s,
+                                     s_terms=ctx.ft.norms * float(np.sqrt(lam @ lam)), z=z)
+                if max(kkt["objects"], kkt["bias"]) <= 1e-9:
+                    ctx.checked = (lam, coef, b, kkt["max"])
+                    return lam, coef, b, 1, True, strong, coef != 0
             # not met to the tolerance: re-solve on its sets by the set iteration
             return _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
                                     ctx.ft)
@@ -1845,7 +1869,8 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
     (never an unconverged result). ``s``: ``X' lam`` if already known; ``ctx``: remember
     ``(lam, s)`` for the next fit; ``ft``: the per-feature tolerances (``ctx.ft`` by
     default)."""
-    J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+    z = _scores(X, coef) + b
+    J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss, z=z)
     if s is None:
         s = X.T @ lam
     if ft is None:
@@ -1858,15 +1883,20 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
         J0 = _primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
         if J0 <= J * (1.0 + 1e-12):
             coef, b, J = np.zeros_like(coef), b0, J0
+            z = np.full(X.shape[0], b0)
             kink = np.zeros_like(kink)
             strong = np.zeros_like(strong)
-    gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s)
+    gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s, J=J)
     kkt = math.nan
     if converged and not abs(gap) <= GAP_GUARD:
         converged = False  # the set conditions held, yet primal and dual disagree: refuse
     if converged:
-        kkt = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s,
-                             s_terms=ft.norms * float(np.linalg.norm(lam)))["max"]
+        done = ctx.checked if ctx is not None else None
+        if done is not None and done[0] is lam and done[1] is coef and done[2] == b:
+            kkt = done[3]  # this very point was checked by the search that found it
+        else:
+            kkt = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s,
+                                 s_terms=ft.norms * float(np.sqrt(lam @ lam)), z=z)["max"]
         converged = kkt <= KKT_GUARD
     if not converged:
         raise RuntimeError(f"selective_fit: the dual iteration stopped after {n_iter} "
