@@ -315,6 +315,15 @@ def _pow2(x) -> np.ndarray:
     return np.where(np.asarray(x) > 0, np.ldexp(1.0, e), 1.0)
 
 
+def _pow4(x: float) -> float:
+    """The power of 4 nearest (in ratio) to ``x > 0`` (1 for 0); exact under ``x 4**k``."""
+    if not x > 0:
+        return 1.0
+    e = math.frexp(x)[1] - 1  # 2**e <= x < 2**(e + 1)
+    lo = e - (e % 2)  # 4**(lo / 2) <= x < 4**(lo / 2 + 1)
+    return math.ldexp(1.0, lo) if x * x < math.ldexp(1.0, 2 * lo + 2) else math.ldexp(1.0, lo + 2)
+
+
 def _rms_columns(X) -> np.ndarray:
     """Root mean square of each column, without overflow or underflow."""
     big = np.max(np.abs(X), axis=0)
@@ -381,8 +390,8 @@ class _Model:
         return self.Z.T @ (v * d1) + self.pen * theta
 
     def score_size(self, theta) -> np.ndarray:
-        """Size of the terms of each sample's residual score: ``|Z| |theta|`` (plus ``|y|``
-        for the Lasso, whose loss is of ``u - y``)."""
+        """Size of the terms of each sample's score: ``|Z| |theta|`` (plus ``|y|`` for the
+        Lasso, whose loss is of ``r = u - y``)."""
         out = self.absZ @ np.abs(theta)
         return out + self.absy if self.name == "lasso" else out
 
@@ -391,7 +400,8 @@ class _Model:
 
         Returns ``(g, scale)``: ``g = Z'(v phi') + pen theta`` (the gradient of the smooth
         part) and, per coordinate ``j``, ``scale_j = sum_i |Z_ij| (v_i |phi'_i| + W_i s_i)
-        + pen_j |theta_j| (+ alpha_j)`` with ``W_i = v_i phi''_i + |dv_i/dl| phi'_i^2`` (the
+        + pen_j |theta_j|`` (Lasso: ``alpha_j + sum_i |Z_ij| W_i s_i``, where the first
+        term is part of the second) with ``W_i = v_i phi''_i + |dv_i/dl| phi'_i^2`` (the
         weight of sample ``i`` in the Jacobian of ``g``; ``vl`` holds ``|dv/dl|``, 0 when
         not given) and ``s_i`` the size of the score's terms (:meth:`score_size`): the
         rounding error of ``g_j`` is bounded by a small multiple of ``eps scale_j``
@@ -401,10 +411,11 @@ class _Model:
         vd1 = v * d1
         W = v * d2 if vl is None else v * d2 + vl * d1 * d1
         g = self.Z.T @ vd1 + self.pen * theta
-        scale = self.absZ.T @ (np.abs(vd1) + W * self.score_size(theta)) + self.pen * np.abs(
-            theta)
-        if self.name == "lasso":
-            scale = scale + self.alpha
+        if self.name == "lasso":  # (v |phi'| = v |r| / n is part of W s)
+            scale = self.absZ.T @ (W * self.score_size(theta)) + self.alpha
+        else:
+            scale = self.absZ.T @ (np.abs(vd1) + W * self.score_size(theta)) + self.pen * (
+                np.abs(theta))
         return g, scale, W
 
     def violations(self, theta, v, vl=None) -> np.ndarray:
@@ -432,10 +443,12 @@ class _Model:
 
     def certificate(self, theta, age, regularizer, gamma) -> float:
         """The partial-optimum residual at ``age``: :meth:`stationarity` with
-        ``v = v*(l(theta), age)`` and its slope."""
+        ``v = v*(l(theta), age)`` and its slope (a loss within 1e-8 of a threshold of
+        ``v*`` is on either side of it)."""
         loss = self.losses(theta)
         v = sp_weights(loss, age, regularizer=regularizer, gamma=gamma)
-        return self.stationarity(theta, v, _sp_slope(loss, age, regularizer, gamma))
+        # (a loss within 1e-8 of a threshold of v* is on either side: its slope counts)
+        return self.stationarity(theta, v, _sp_slope(loss, age, regularizer, gamma, 1e-8))
 
     def weighted_fit(self, v, theta0=None, *, tol=1e-13, max_iter=200):
         """Minimize the weighted problem ``R(theta) + sum v_i l_i(theta)`` to tight accuracy."""
@@ -606,7 +619,7 @@ def _acs_core(m, age, regularizer, gamma, theta, *, max_iter, tol):
         loss = m.losses(theta)
         v = sp_weights(loss, age, regularizer=regularizer, gamma=gamma)
         # converged: w is stationary for the weighted problem with ITS OWN weights v*(l(w))
-        if m.stationarity(theta, v, _sp_slope(loss, age, regularizer, gamma)) <= tol:
+        if m.stationarity(theta, v, _sp_slope(loss, age, regularizer, gamma, 1e-8)) <= tol:
             return theta, v, k, True
     return theta, v, max_iter, False
 
@@ -620,11 +633,13 @@ class _Scaled:
     (``c_j = s_y / d_j`` for the Lasso, ``1 / d_j`` for logistic regression) the objective
     (2) becomes the same objective in ``u`` with per-feature penalty weights (Lasso:
     ``alpha_j = alpha / (s_y d_j)``; logistic: the ridge ``sum_j u_j^2 / (2 d_j^2)``) and,
-    for the Lasso, losses divided by ``s_y^2``: the age (and the mixture's ``gamma``) is
-    divided by ``age_factor`` (``s_y^2`` for the linear and hard regularizers, ``s_y`` for
-    the mixture, whose thresholds are on the scale of ``sqrt(l)``; LOG's ``zeta = 1 - age``
-    does not scale, so ``s_y = 1`` there). It is the user's problem, not an
-    approximation; results are mapped back exactly.
+    for the Lasso, losses divided by ``s_y^2``; logistic regression's objective is divided
+    by ``kappa``, the power of 4 nearest to ``C`` (the loss weight ``C / kappa``, the ridge
+    weights ``1 / (kappa d_j^2)``). The age (and the mixture's ``gamma``) is divided by
+    ``age_factor``: ``s_y^2`` (``kappa``) for the linear and hard regularizers, ``s_y``
+    (``sqrt(kappa)``) for the mixture, whose thresholds are on the scale of ``sqrt(l)``;
+    LOG's ``zeta = 1 - age`` does not scale, so there only the columns are. It is the
+    user's problem, not an approximation; results are mapped back exactly.
     """
 
     user: _Model
@@ -656,8 +671,14 @@ def _scaled_problem(m: _Model, regularizer: str, gamma) -> _Scaled:
         model = _Model("lasso", Z, m.y / sy, alpha=m.alpha_value / sy, weights=1.0 / d)
         factor = {"log": 1.0, "mixture": sy}.get(regularizer, sy * sy)
         return _Scaled(m, model, sy / d, factor, None if gamma is None else gamma / factor)
-    model = _Model("logistic", Z, m.y, C=m.C, weights=1.0 / (d * d))
-    return _Scaled(m, model, 1.0 / d, 1.0, gamma)
+    # the objective divided by kappa, the power of 4 nearest to C: C / kappa in [0.5, 2),
+    # the ridge weights 1 / (kappa d_j^2), the age / kappa (mixture: / sqrt(kappa), gamma
+    # too); (s X, C / s^2) then has the same internal problem for every power of two s
+    kappa = 1.0 if regularizer == "log" else _pow4(m.C)
+    root = math.sqrt(kappa)
+    factor = root if regularizer == "mixture" else kappa
+    model = _Model("logistic", Z, m.y, C=m.C / kappa, weights=1.0 / (kappa * d * d))
+    return _Scaled(m, model, 1.0 / d, factor, None if gamma is None else gamma / root)
 
 
 @single_blas_thread
@@ -1067,10 +1088,11 @@ class _GAGA:
             vlam = loss / (t * t)
         else:
             isM = c.isM
-            sq = np.maximum(np.sqrt(loss), 1e-100)
+            sq = np.where(isM, np.maximum(np.sqrt(loss), 1e-100), 1.0)
             g = self.gamma
             v = np.where(isM, g / sq - g / t, 1.0)
-            vl = np.where(isM, -0.5 * g / sq ** 3, 0.0)
+            with np.errstate(over="ignore"):  # (a Newton trial far outside M)
+                vl = np.where(isM, -0.5 * g / sq ** 3, 0.0)
             vlam = np.where(isM, g / (t * t), 0.0)
         return d1, d2, v, vl, vlam
 
@@ -1168,7 +1190,7 @@ class _GAGA:
             if off.size:
                 d1, d2, v, vl, _ = jr.parts
                 size = c.absZRA @ np.abs(theta[c.A]) + c.absyR
-                x = np.abs(vd1) + (v * d2 + np.abs(vl) * d1 * d1) * size
+                x = (v * d2 + np.abs(vl) * d1 * d1) * size
                 cscale = m.alpha[off] + x @ c.absZRI
                 gf[off] = (m.alpha[off] - np.abs(vd1 @ c.ZRI)) / cscale
         else:
@@ -1218,12 +1240,11 @@ class _GAGA:
         vd1 = v * d1
         F = self._F_rows(theta, c, vd1)
         size = c.absZRA @ np.abs(theta[c.A])
-        if c.absyR is not None:
-            size = size + c.absyR
-        scale = c.absZRA.T @ (np.abs(vd1) + (v * d2 + np.abs(vl) * d1 * d1) * size)
-        scale = scale + c.penA * np.abs(theta[c.A])
-        if c.alphaA is not None:
-            scale = scale + c.alphaA
+        W = v * d2 + np.abs(vl) * d1 * d1
+        if c.alphaA is not None:  # the Lasso (as _Model.conditions)
+            scale = c.absZRA.T @ (W * (size + c.absyR)) + c.alphaA
+        else:
+            scale = c.absZRA.T @ (np.abs(vd1) + W * size) + c.penA * np.abs(theta[c.A])
         r = np.divide(np.abs(F), scale, out=np.zeros_like(F), where=scale > 0)
         return float(np.max(r))
 
@@ -1395,7 +1416,7 @@ class _GAGA:
             theta = m.weighted_fit(v, theta)
             loss = m.losses(theta)
             v = sp_weights(loss, t, regularizer=self.reg, gamma=self.gamma)
-            if m.stationarity(theta, v, _sp_slope(loss, t, self.reg, self.gamma)) <= 1e-11:
+            if m.stationarity(theta, v, _sp_slope(loss, t, self.reg, self.gamma, 1e-8)) <= 1e-11:
                 return theta, k, True
             key = (_partition(loss, t, self.reg, self.gamma).tobytes(),
                    np.sign(theta).tobytes() if m.name == "lasso" else b"")

@@ -75,17 +75,25 @@ from .spl import (
     _check_acs_controls,
     _check_reg,
     _map_path,
+    _pow4,
     _sp_slope,
     candidate_ages,
     sp_weights,
 )
 from .threads import single_blas_thread
 
-__all__ = ["SVMSolution", "svm_age_path", "svm_acs", "svm_acs_path", "svm_weighted_fit",
-           "svm_partial_optimum_residual", "SelfPacedSVC"]
+__all__ = ["SVMSolution", "IllPosedError", "svm_age_path", "svm_acs", "svm_acs_path",
+           "svm_weighted_fit", "svm_partial_optimum_residual", "SelfPacedSVC"]
 
 _N, _Z, _P, _M, _D = 0, 1, 2, 3, 4  # sample sets: E_N, E_Z, E_P, M (mixture), D
 _ZERO_EIG = 1e-9  # |eig J| below this (relative) is a structural zero (exact degeneracy)
+#: margins and multipliers cross their bounds (an event) only beyond this relative rounding
+_NOISE = 1e-12
+
+
+class IllPosedError(ValueError):
+    """The weighted SVM dual at the start of the path cannot be resolved in double
+    precision (its margins cancel to fewer than 8 significant digits)."""
 
 
 @dataclass
@@ -224,7 +232,12 @@ class _SVM:
         res = solve_qp(self.Q, -np.ones(self.n), A=self.y[None, :], b=np.zeros(1),
                        lb=np.zeros(self.n), ub=ub, warm_start=warm, tol=1e-13)
         if res.status != "optimal":
-            raise RuntimeError(f"weighted SVM dual: solver status {res.status!r}")
+            cmax = float(np.max(ub, initial=0.0)) * float(np.max(np.abs(np.diag(self.K))))
+            raise RuntimeError(
+                f"weighted SVM dual: solver status {res.status!r} (C v max K = {cmax:.1e}; "
+                "far above 1 the dual is a nearly hard-margin problem whose multipliers at "
+                "their bounds cancel in the margins: rescale the features or use a smaller "
+                "C)")
         a = np.clip(res.x, 0.0, ub)
         return np.r_[a, self._intercept(a, ub, float(res.nu[0]))]
 
@@ -443,20 +456,22 @@ class _SVMGAGA:
             _sp_slope(loss, t, s.reg, s.gamma, widen=1e-8))
         part = st.part
         ev = np.ones(s.n)
+        # (offset by _NOISE: a margin that stays at 0 to rounding, e.g. a margin point whose
+        # kernel row depends on the others', does not fire on its rounding noise)
         gs = g / sz
-        ev[part == _N] = -gs[part == _N]
+        ev[part == _N] = _NOISE - gs[part == _N]
         zz = part == _Z
-        ev[zz] = np.minimum(a[zz] / nu_lo[zz], (s.Cv[zz] - a[zz]) / nu_up[zz])
+        ev[zz] = _NOISE + np.minimum(a[zz] / nu_lo[zz], (s.Cv[zz] - a[zz]) / nu_up[zz])
         if s.reg == "linear":
             p = part == _P
-            ev[p] = np.minimum(gs[p], (t - loss[p]) / t)
+            ev[p] = np.minimum(_NOISE + gs[p], (t - loss[p]) / t)
             dd = part == _D
             ev[dd] = (loss[dd] - t) / t
         else:
             rt = np.sqrt(loss)
             lo = t * s.gamma / (t + s.gamma)
             p, m, dd = part == _P, part == _M, part == _D
-            ev[p] = np.minimum(gs[p], (lo - rt[p]) / t)
+            ev[p] = np.minimum(_NOISE + gs[p], (lo - rt[p]) / t)
             ev[m] = np.minimum(rt[m] - lo, t - rt[m]) / t
             ev[dd] = (rt[dd] - t) / t
         J = self.jac(t, z, st)
@@ -639,9 +654,9 @@ class _SVMGAGA:
         return self._jump(t, z, info)
 
     def _check_chattering(self, t, fired) -> None:
-        """Raise when the same samples keep firing within a vanishing age interval (the
-        last 40 events within 1e-6 relative): the continuation alternates between sets at
-        a degenerate point instead of leaving it."""
+        """Raise when the same samples keep firing: in each of the last 40 events, within
+        5% of the age. The continuation then alternates between sets at a degenerate point
+        (or crawls along one by re-solves) instead of leaving it."""
         self._recent.append((t, tuple(fired)))
         if len(self._recent) > 40:
             self._recent.pop(0)
@@ -649,7 +664,7 @@ class _SVMGAGA:
             return
         t_first = self._recent[0][0]
         common = set(self._recent[0][1]).intersection(*(set(f) for _, f in self._recent))
-        if common and t - t_first <= 1e-6 * t:
+        if common and t - t_first <= 0.05 * t:
             idx = sorted(k for k in common if k < self.s.n)
             raise RuntimeError(
                 f"svm age_path: at age={t * self.age_factor:.10g} sample(s) {idx} changed sets "
@@ -1096,15 +1111,6 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
 
 
 
-def _pow4(x: float) -> float:
-    """The power of 4 nearest (in ratio) to ``x > 0`` (1 for 0); exact under ``x 4**k``."""
-    if not x > 0:
-        return 1.0
-    e = math.frexp(x)[1] - 1  # 2**e <= x < 2**(e + 1)
-    lo = e - (e % 2)  # 4**(lo / 2) <= x < 4**(lo / 2 + 1)
-    return math.ldexp(1.0, lo) if x * x < math.ldexp(1.0, 2 * lo + 2) else math.ldexp(1.0, lo + 2)
-
-
 class _Scaled:
     """The weighted SVM dual of the user's data with the kernel divided by ``kappa``, the
     power of 4 nearest to its largest diagonal entry (an exact operation).
@@ -1145,14 +1151,30 @@ def _svm_start(g: _SVMGAGA, tau: float, age: float) -> np.ndarray:
             f"age_min={age} is too small: the partial optimum found there keeps samples of "
             "one class only (the losses of the other class all reach the age, so their "
             "weights vanish; w = 0 and the intercept is not unique); start at a larger age")
-    # decision values K (alpha y) against the margin 1 (the kernel is normalized inside)
-    if np.max(np.abs(svm.Q @ z0[:-1])) <= 1e-9:
+    # decision values K (alpha y) against the margin 1 (the kernel is normalized inside):
+    # below 1e-6 every sample's margin is its intercept's to that accuracy, the positive
+    # (or negative) class ties on the margin and the dual is degenerate
+    dec = float(np.max(np.abs(svm.Q @ z0[:-1])))
+    if dec <= 1e-6:
         raise DegenerateStartError(
-            f"age_min={age}: the partial optimum found there has w = 0 (every decision "
-            "value equals the intercept: the weighted SVM predicts one class, its "
-            "multipliers at the bounds C v of the minority class balance the sum y'alpha "
-            "= 0 with no margin); its dual is degenerate and has no unique path: use a "
-            "larger C or a larger age_min")
+            f"age_min={age}: the partial optimum found there has w = 0 to {dec:.1e} (every "
+            "decision value is the intercept's to that accuracy: C max K = "
+            f"{svm.C * float(np.max(np.abs(np.diag(svm.K)))):.1e} is too small for a margin, "
+            "or the weighted SVM predicts one class, its multipliers at the bounds C v of the "
+            "minority class balancing y'alpha = 0); its dual is degenerate and has no unique "
+            "path: use a larger C, rescale the features, or a larger age_min")
+    # the margins g = 1 - Q alpha - y b are sums of terms up to s_max times the margin;
+    # beyond 1e8 (fewer than 8 significant digits left in double precision: C max K huge
+    # and the multipliers at their bounds cancel) the sets cannot be decided
+    smax = float(np.max(1.0 + svm.absQ @ np.abs(z0[:-1]) + abs(z0[-1])))
+    if smax > 1e8:
+        raise IllPosedError(
+            f"age_min={age}: the weighted SVM dual there is numerically ill-posed: its "
+            f"margins are sums of terms up to {smax:.1e} times the margin (C max K = "
+            f"{svm.C * float(np.max(np.abs(np.diag(svm.K)))):.1e}, multipliers at their "
+            "bounds C v that cancel), so they keep fewer than 8 significant digits and "
+            "the sample sets cannot be decided; rescale the features or use a smaller C "
+            "(or another age range)")
     r0 = svm.certificate(z0, tau)
     if r0 > 1e-10:
         raise RuntimeError(

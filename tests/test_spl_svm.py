@@ -222,7 +222,7 @@ def test_property_duplicates_and_ties(seed, n_dup, n_flip_dup, n_tie, reg, rbf):
         alpha, _, _, _, ok = svm_acs(X, y, 2.5, regularizer=reg, gamma=gamma, C=1.0,
                                      kernel=kernel)
         Kc = kernel(X) if rbf else linear_kernel(X)
-        assert ok and np.max(np.abs(Kc @ (alpha * y))) <= 1e-7
+        assert ok and np.max(np.abs(Kc @ (alpha * y))) <= 1e-6 * max(1.0, np.max(np.diag(Kc)))
         assume(False)
     assert path.breakpoints[-1] == 8.0
     assert path.kkt_residuals().max() <= 1e-9
@@ -236,11 +236,11 @@ def test_property_duplicates_and_ties(seed, n_dup, n_flip_dup, n_tie, reg, rbf):
             assert sol.alpha[i] == sol.alpha[n + i]
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="known limitation: linear kernel on an integer grid, several margin "
-                          "points on one line (J structurally singular) swap at age 1; the "
-                          "minimum-norm direction leaves the box and the path cycles")
-def test_collinear_margin_points_limitation():
+def test_collinear_margin_points():
+    """Linear kernel on an integer grid: several margin points on one line (J structurally
+    singular) swap at age 1. The path used to cycle there (margins that stay at 0 to
+    rounding fired on their rounding noise); it completes and is certified, and cvxpy
+    agrees at random ages."""
     rng = np.random.default_rng(0)
     n = 14
     X = rng.integers(-2, 3, size=(n, 2)).astype(float)
@@ -248,7 +248,13 @@ def test_collinear_margin_points_limitation():
     y[:2] = [1.0, -1.0]
     X = np.vstack([X, X[:2]])
     y = np.r_[y, -y[:2]]
-    svm_age_path(X, y, regularizer="linear", age_min=0.3, age_max=3.0, C=1.0)
+    path = svm_age_path(X, y, regularizer="linear", age_min=0.3, age_max=3.0, C=1.0)
+    assert path.breakpoints[-1] == 3.0
+    assert np.nanmax(path.kkt_residuals()) <= 1e-9
+    for a in np.random.default_rng(1).uniform(0.3, 3.0, size=4):
+        gap, df, dv = _independent_check(linear_kernel(X), y, 1.0, path.at(a), a, "linear",
+                                         None)
+        assert gap <= 1e-7 and df <= 1e-5 and dv <= 1e-12
 
 
 # -- estimator ---------------------------------------------------------------------------------
@@ -393,15 +399,25 @@ def test_noisy_labels_ill_conditioned_turning_point():
 
 
 @pytest.mark.slow
-def test_many_simultaneous_violators_fail_cleanly_not_exponentially():
-    """Known limitation, found preparing GAGA chapter 3: on 100 binarized digits (RBF kernel,
-    30% flipped labels) 51 samples fire at age 1.6557 at once and no reassignment continues.
-    The subset search used to enumerate all 2^51 subsets (memory grew past 5 GB); it is now
-    capped at 6 violators, so the run ends with the engine's clear RuntimeError instead."""
+def test_many_simultaneous_violators_are_traced_not_enumerated():
+    """Found preparing GAGA chapter 3: on 100 binarized digits (RBF kernel, 30% flipped
+    labels) about 50 samples reach a threshold at once. The subset search used to enumerate
+    all 2^51 subsets (memory grew past 5 GB); it is capped at 6 violators. With the margins
+    and multipliers measured against their own rounding, the run now completes: from age
+    ~1.66 to 2 every sample of one class is dropped (their losses, 2 at w = 0, exceed the
+    age), the partial optimum there has w = 0 (constant decision values), and at age 2 that
+    class returns all at once."""
     X, y = datasets.load("digits", standardize=True)
     idx = np.random.default_rng(0).permutation(len(y))[:100]
     yb = datasets.flip_labels(np.where(y[idx] % 2 == 0, 1.0, -1.0), rate=0.3, seed=0)[0]
-    with pytest.raises(RuntimeError, match="consecutive updates"):
-        spl.age_path(X[idx], yb, model="svm", regularizer="linear", C=1.0,
-                     kernel=kernel_from_name("rbf", gamma=0.5 / 64), age_min=1.0,
-                     age_max=20.0)
+    kernel = kernel_from_name("rbf", gamma=0.5 / 64)
+    path = spl.age_path(X[idx], yb, model="svm", regularizer="linear", C=1.0, kernel=kernel,
+                        age_min=1.0, age_max=20.0)
+    assert path.breakpoints[-1] == 20.0
+    assert np.nanmax(path.kkt_residuals()) <= 1e-9
+    assert any(len(e.indices) > 6 for e in path.events)
+    K = kernel(X[idx])
+    sol = path.at(1.8)
+    assert np.unique(yb[sol.weights > 0]).size == 1
+    assert np.ptp(K @ sol.dual_coef) <= 1e-9
+    assert np.unique(yb[path.at(3.0).weights > 0]).size == 2
