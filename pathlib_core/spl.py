@@ -669,6 +669,7 @@ def _scaled_problem(m: _Model, regularizer: str, gamma) -> _Scaled:
             big = float(np.max(np.abs(m.y)))
             sy = float(_pow2(big * math.sqrt(float(np.mean((m.y / big) ** 2)))))
         model = _Model("lasso", Z, m.y / sy, alpha=m.alpha_value / sy, weights=1.0 / d)
+        model.unit_columns = True
         factor = {"log": 1.0, "mixture": sy}.get(regularizer, sy * sy)
         return _Scaled(m, model, sy / d, factor, None if gamma is None else gamma / factor)
     # the objective divided by kappa, the power of 4 nearest to C: C / kappa in [0.5, 2),
@@ -1004,6 +1005,8 @@ class _Rows:
         self.absyR = np.abs(self.yR) if m.name == "lasso" else None
         self.penA = m.pen[self.A]
         self.alphaA = m.alpha[self.A] if m.name == "lasso" else None
+        # the engines' Lasso runs on columns of unit RMS (no ridge): J needs no balancing
+        self.unit_diag = m.name == "lasso" and getattr(m, "unit_columns", False)
         self.signsA = s.signs[self.A]
         self.isM = s.part[self.R] == _M if reg == "mixture" else None
         self.diag = np.diag_indices(self.A.size)
@@ -1030,6 +1033,8 @@ class _Jac:
         return self._dinv
 
     def scaled(self) -> np.ndarray:
+        if self._c.unit_diag:  # the Lasso's J in unit-RMS columns: already balanced
+            return self.J
         d = self.dinv
         return self.J * d[:, None] * d[None, :]
 
@@ -1189,7 +1194,8 @@ class _GAGA:
             off = c.inactive
             if off.size:
                 d1, d2, v, vl, _ = jr.parts
-                size = c.absZRA @ np.abs(theta[c.A]) + c.absyR
+                # (|y| + |u| <= |r| + 2 |y|, with |r| = n |d1|: no product with |Z| here)
+                size = m.n * np.abs(d1) + 2.0 * c.absyR
                 x = (v * d2 + np.abs(vl) * d1 * d1) * size
                 cscale = m.alpha[off] + x @ c.absZRI
                 gf[off] = (m.alpha[off] - np.abs(vd1 @ c.ZRI)) / cscale
