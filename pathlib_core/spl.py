@@ -47,6 +47,21 @@ Models (losses as in the paper):
 
 The SVM of eq. (7) (hinge loss, linear or RBF kernel; Proposition 1) lives in
 :mod:`pathlib_core.spl_svm`; ``age_path(model="svm")`` dispatches to it.
+
+Numerics
+--------
+The engines solve the user's problem in rescaled variables, exactly (:class:`_Scaled`):
+every column of ``X`` is divided by the power of two nearest to its root mean square, and
+for the Lasso ``y`` too; the penalty becomes per-feature weights, the age (and ``gamma``) is
+divided by a power of two, and logistic regression's objective by the power of 4 nearest to
+``C``. Results are mapped back exactly, so data that differ by powers of two give paths that
+are the same bit for bit in the user's units, and columns of scales 1e-8 and 1e8 side by side
+are traced as well as standardized ones. Every tolerance is relative: the age windows to the
+age, the stationarity conditions each to the size of its own terms
+(:func:`partial_optimum_residual`, the certificate reported by ``Path.kkt_residuals``, in
+the user's units), the folds to the eigenvalues of ``J`` balanced by its diagonal. Where
+ACS runs away from a repelling partial optimum at ``age_min`` (an intercept-only model),
+Newton steps on (5) from the unweighted fit find it.
 """
 
 from __future__ import annotations
@@ -917,14 +932,32 @@ def partial_optimum_residual(X, y, coef, intercept, age, *, model, regularizer, 
                              C=None, gamma=None) -> float:
     r"""Stationarity residual of ``w`` for the weighted problem with ``v = v*(l(w), age)``.
 
-    Zero (to rounding) exactly at a partial optimum; relative to the gradient's scale.
+    Zero (to rounding) exactly at a partial optimum; each condition against its own terms.
 
     With :math:`v = v^*(\ell(w), \lambda)` (:func:`sp_weights`) the residual is the largest
     violation of :math:`0 \in \nabla_w \sum_i v_i \ell_i(w) + \partial R(w)` (the
-    stationarity condition (5) with the subdifferential of the Lasso penalty), divided by
-    ``1 + max_j sum_i |Z_ij| |v_i phi_i'|`` (``Z`` the design, with a column of ones for the
-    logistic intercept; ``phi_i'`` the loss derivative in the score), and for the Lasso by at
-    least ``alpha``.
+    stationarity condition (5) with the subdifferential of the Lasso penalty), coordinate by
+    coordinate, each divided by the size of the terms it is computed from (componentwise, as
+    in Oettli and Prager's backward error):
+
+    .. math::
+
+        r = \max_j \frac{|g_j + \partial_j R|}{s_j}, \qquad
+        s_j = \sum_i |Z_{ij}| \bigl(v_i |\phi_i'| + W_i\, \sigma_i\bigr) + \rho_j |w_j|
+              \;(+\,\alpha),
+
+    with ``g = Z'(v phi')`` (``Z`` the design, a column of ones added for the logistic
+    intercept; ``phi'``, ``phi''`` the loss derivatives in the score), ``W_i = v_i phi''_i +
+    |dv_i/dl| phi'_i^2`` (the weight of sample ``i`` in the Jacobian of ``g``, weights
+    included), ``sigma_i = (|Z| |w|)_i`` (plus ``|y_i|`` for the Lasso, whose loss is of
+    ``x_i'w - y_i``) and ``rho`` the ridge weights (1; 0 for the intercept). For the Lasso a
+    zero coefficient must satisfy ``|g_j| <= alpha``; a coefficient below ``1e-12`` of
+    ``||y|| / ||X_j||`` may satisfy either condition (the end of a piece where it reaches 0).
+    A loss within ``1e-8`` of a threshold of ``v*`` counts the slope of either side. Each
+    ratio is at most about 1 and is of the order of the machine precision at a computed
+    partial optimum whatever the scales of the columns, of ``y`` and of ``alpha``; a point
+    moved by ``d`` (relative) in the direction that adds up in a condition moves it by ``d``
+    times the share of those terms in ``s_j``.
 
     Parameters
     ----------
@@ -1317,6 +1350,12 @@ class _GAGA:
 
     def record(self, t, theta, s: _State):
         theta = self._polish(t, theta, s)
+        if self.m.name == "lasso":
+            # an active coefficient at or past 0 (the end of a piece where it leaves, located
+            # to the events' tolerance) is 0: its sign is the state's, never the other one
+            past = s.active & (s.signs * theta <= 0)
+            if np.any(past):
+                theta = np.where(past, 0.0, theta)
         loss, *_ = self.m.phi(self.m.Z @ theta)
         v, _, _ = _sp_weights_derivatives(loss, t, s.part, self.reg, self.gamma)
         coef, b = _split(self.m, theta)
@@ -1470,7 +1509,11 @@ class _GAGA:
                     # optimum at t (e.g. the diabetes Lasso, full data, age 4.369)
                     th2, k2, _ = self._acs_newton(t, th1)
                     self.n_acs_iter += k2
-                    th2 = self.correct(t, th2, self.state_from(th2, t))
+                    # Newton-polished in its sets unless that makes it worse (steps that
+                    # leave the sets' inequalities on an ill-conditioned piece)
+                    th3 = self.correct(t, th2, self.state_from(th2, t))
+                    if self.residual(t, th3, None) <= self.residual(t, th2, None):
+                        th2 = th3
             except RuntimeError as exc:  # a weighted problem without minimizer on the way
                 outcomes.add(str(exc).split(":")[0])
                 continue
@@ -1555,8 +1598,13 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     ValueError
         Bad input, naming the argument.
     DegenerateStartError
-        (a ``ValueError``) No usable partial optimum at ``age_min`` (none exists, or for the
-        SVM it keeps one class only or has ``w = 0``); a larger ``age_min`` may work.
+        (a ``ValueError``) No usable partial optimum at ``age_min``: every weight vanishes
+        (all losses above the age), the only one found keeps one class (logistic), or for
+        the SVM it keeps one class only or has ``w = 0``; a larger ``age_min`` may work.
+    RuntimeError
+        The path cannot be continued at some age, with the cause: the branch ends (the
+        reassigned sets are inconsistent, or a fold) and ACS just above finds no other
+        partial optimum (e.g. the weighted problems it meets keep one class only).
 
     Notes
     -----

@@ -54,6 +54,17 @@ are sign changes of ``g_i`` (``E_N``/``E_Z``/``E_P``), ``alpha_i`` reaching ``0`
 :func:`pathlib_core.odepath.follow_path` and Newton-corrected on the system itself; all
 violators at a critical point are reassigned together, and an inconsistent reassignment (or a
 fold) is a jump point re-solved by warm alternate convex search (Algorithm 3, Appendix C.1).
+
+Numerics. The engine works on the kernel divided by ``kappa``, the power of 4 nearest to its
+largest diagonal entry, with ``kappa C``, the multipliers ``kappa alpha`` and the age times
+``kappa`` (linear) or ``sqrt(kappa)`` (mixture, ``gamma`` likewise; the losses are ``kappa``
+times larger inside): the same
+problem, mapped back exactly (features scaled by powers of two give the same path bit for
+bit). The sets, the events and the certificate (:func:`svm_partial_optimum_residual`)
+measure each margin against the size of its terms and each multiplier against its box, so a
+margin at zero to rounding neither fires nor decides a set. A start whose margins are sums of
+terms more than 1e8 times the margin (``C max K`` huge on samples that are not separable)
+cannot be resolved in double precision and is reported (:class:`IllPosedError`).
 """
 
 from __future__ import annotations
@@ -816,21 +827,30 @@ def svm_weighted_fit(X, y, v, *, C=1.0, kernel=None):
 
 def svm_partial_optimum_residual(X, y, alpha, intercept, age, *, regularizer, C=1.0,
                                  gamma=None, kernel=None) -> float:
-    r"""Partial-optimum certificate of a dual pair ``(alpha, b)`` at ``age``: the KKT residual
-    of the weighted dual with ``v = v*(l(alpha, b), age)`` (zero exactly at a partial
-    optimum; relative to ``1 + C max|Q|``).
+    r"""Partial-optimum certificate of a dual pair ``(alpha, b)`` at ``age``: the KKT
+    conditions of the weighted dual with ``v = v*(l(alpha, b), age)``, each against its own
+    scale (zero exactly at a partial optimum, rounding level at a computed one).
 
-    With the margin violations :math:`g = 1 - Q\alpha - y b`, the losses
-    :math:`\ell_i = C\max(0, g_i)` and :math:`v = v^*(\ell, \lambda)`, the residual is
+    With the margin violations :math:`g = 1 - Q\alpha - y b`, the size of their terms
+    :math:`s = 1 + |Q||\alpha| + |b|`, the losses :math:`\ell_i = C\max(0, g_i)`,
+    :math:`v = v^*(\ell, \lambda)` and the box :math:`[0, u_i]`, :math:`u_i = C v_i`:
 
-    .. math::
+    - where :math:`g_i > 0` (:math:`\alpha_i` must be :math:`u_i`) the smaller of
+      :math:`g_i / s_i` and :math:`(u_i - \alpha_i)_+ / \nu^+_i`; where :math:`g_i < 0`
+      (:math:`\alpha_i` must be 0) the smaller of :math:`-g_i / s_i` and
+      :math:`(\alpha_i)_+ / \nu^-_i` (complementarity, as in :mod:`pathlib_core.kkt`);
+    - infeasibility :math:`(\alpha_i - u_i)_+ / \nu^+_i` and :math:`(-\alpha_i)_+ /
+      \nu^-_i`;
+    - :math:`|y^\top\alpha| / \sum_i |\alpha_i|`;
 
-        \frac{\max\bigl(\|\alpha - \Pi_{[0, C v]}(\alpha + g)\|_\infty,\;
-              |y^\top\alpha|\bigr)}{1 + C \max_{ij} |Q_{ij}|},
-
-    with :math:`\Pi_{[0, Cv]}` the clip to the box; the natural residual is zero exactly when
-    :math:`g_i \le 0` at :math:`\alpha_i = 0`, :math:`g_i \ge 0` at :math:`\alpha_i = C v_i`
-    and :math:`g_i = 0` in between.
+    with :math:`\nu^+_i = u_i + C |dv_i/d\ell|\, C s_i` (the box width plus the rounding
+    of :math:`u_i` through the loss) and :math:`\nu^-_i = \min(\nu^+_i, \min_j s_j /
+    |Q_{ji}|)` (the change of :math:`\alpha_i` that moves some margin by its own scale);
+    at a threshold of :math:`v^*` (a loss within ``1e-8`` of it) the slope of either side
+    counts. The ratios do not change when the kernel is rescaled with ``C`` and the age (``(s
+    K, C / s)`` gives ``alpha / s``), and a point moved by ``d`` (relative) in the direction
+    that adds up in a margin moves that condition by ``d`` times the share of
+    :math:`|Q||\alpha|` in :math:`s_i`.
 
     Parameters
     ----------
@@ -1059,8 +1079,14 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
     pathlib_core.spl.DegenerateStartError
         (a ``ValueError``) The partial optimum at ``age_min`` keeps samples of one class only,
         or has ``w = 0`` (its dual is degenerate); a larger ``age_min`` (or ``C``) may work.
+    IllPosedError
+        (a ``ValueError``) The weighted dual at ``age_min`` cannot be resolved in double
+        precision (its margins are sums of terms more than 1e8 times the margin).
     RuntimeError
-        No partial optimum could be certified at ``age_min``, or the path engine failed.
+        No partial optimum could be certified at ``age_min``, or the path cannot be
+        continued, with the cause: the partial optimum keeps one class only (``w = 0``, no
+        unique continuation), a degenerate point where the same samples keep changing sets,
+        or a branch that ends with no other partial optimum found by warm ACS.
     """
     X, y, C, gamma, K, is_linear = _validate(X, y, regularizer, C, gamma, kernel)
     age_min = positive_scalar(age_min, "age_min")
