@@ -530,3 +530,27 @@ def test_candidate_ages_are_breakpoints_plus_interior_points():
     est = spl.SelfPacedLasso(alpha=0.05, age_min=0.5, age_max=2.0, n_eval_per_piece=2.5)
     with pytest.raises(ValueError, match="n_eval_per_piece"):
         est.fit(X[:80, :4], y[:80] - y[:80].mean())
+
+
+def test_a_coefficient_that_leaves_is_recorded_at_zero():
+    """GAGA chapter 3, quick mode, Lasso on 300 diabetes points (run 0): feature 4 leaves
+    the active set at age ~0.77796. The event is located to the events' tolerance, and the
+    integrated coefficient there was +1.2e-10 while its sign in the piece was negative: the
+    left record had the wrong sign and a partial-optimum residual of 6.6e-4. A coefficient
+    at or past 0 at the end of its piece is now recorded as 0."""
+    X, y = datasets.load("diabetes", standardize=True)
+    y = y - y.mean()
+    idx = np.random.default_rng(0).permutation(len(y))[:300]
+    X, y = X[idx], y[idx]
+    perm = np.random.default_rng(10_000).permutation(300)
+    rest = perm[75:]
+    fit = rest[len(rest) // 4:]
+    y_fit = datasets.add_response_noise(y[fit], rate=0.3, seed=0, scale=2.0)[0]
+    path = spl.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
+                        age_min=0.1, age_max=20.0)
+    assert np.nanmax(path.kkt_residuals()) <= 1e-10
+    leave = [e for e in path.events if e.indices == (len(fit) + 4,)]  # feature 4
+    assert any(abs(e.param - 0.77796432) < 1e-6 for e in leave)
+    t = [e.param for e in leave if abs(e.param - 0.77796432) < 1e-6][0]
+    assert path.at(t, side="left").coef[4] == 0.0
+    np.testing.assert_array_equal(path.at(t, side="left").coef, path.at(t, side="right").coef)
