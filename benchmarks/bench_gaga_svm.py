@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
 from pathlib_core import datasets, spl, spl_svm  # noqa: E402
-from pathlib_core.kernels import kernel_from_name  # noqa: E402
+from pathlib_core.core.kernels import kernel_from_name  # noqa: E402
 
 AGES = (2.5, 20.0)
 GRID = np.arange(AGES[0], AGES[1] + 1e-9, 0.5)
@@ -73,7 +73,7 @@ def main() -> None:
                  notes=("Best of several runs (one in --quick). The path is traced at rtol "
                         "1e-10, every breakpoint certified to 1e-9; ACS stops at a 1e-11 "
                         "partial-optimum residual, each step an exact active-set solve of the "
-                        "weighted dual (pathlib_core.qp.solve_qp)."))
+                        "weighted dual (pathlib_core.core.qp.solve_qp)."))
 
 
 if __name__ == "__main__":

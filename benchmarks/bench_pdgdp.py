@@ -11,7 +11,7 @@ import numpy as np
 from _common import best_time, parse_args, ratio_row, write_report
 
 from pathlib_core import datasets
-from pathlib_core.kernels import rbf_kernel
+from pathlib_core.core.kernels import rbf_kernel
 from pathlib_core.pdgdp import critical_region, kmeans_init, solve_svm_dual, train_latent_svm
 
 YEAST_POSITIVE = ["ERL", "EXC", "ME1", "ME2", "ME3", "MIT", "POX", "VAC"]

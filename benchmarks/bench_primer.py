@@ -41,9 +41,9 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
-from pathlib_core.lasso import lasso_path  # noqa: E402
-from pathlib_core.svm import svm_path  # noqa: E402
-from pathlib_core.threads import blas_controller  # noqa: E402
+from pathlib_core.core.threads import blas_controller  # noqa: E402
+from pathlib_core.primer.lasso import lasso_path  # noqa: E402
+from pathlib_core.primer.svm import svm_path  # noqa: E402
 
 C_LO, C_HI = 1e-2, 1e3
 
@@ -121,13 +121,13 @@ import numpy as np
 warnings.simplefilter("ignore")
 which, wrapped, repeat = sys.argv[1], sys.argv[2] == "1", int(sys.argv[3])
 if which == "lasso":
-    from pathlib_core.lasso import lasso_path as fn
+    from pathlib_core.primer.lasso import lasso_path as fn
     rng = np.random.default_rng(1)
     X = rng.normal(size=(400, 120)); w = np.zeros(120); w[:20] = rng.normal(size=20)
     y = X @ w + rng.normal(size=400)
     call = lambda f: f(X, y)
 else:
-    from pathlib_core.selective import eeg_like, mu_0, selective_fit as fn
+    from pathlib_core.selective_ridge.dual import eeg_like, mu_0, selective_fit as fn
     X, y = eeg_like(seed=0)
     mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
     call = lambda f: f(X, y, gamma=1.0, mu=mu, loss="hinge")

@@ -23,9 +23,9 @@ from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
 from pathlib_core import datasets  # noqa: E402
 from pathlib_core import s3vm_protocol as proto  # noqa: E402
-from pathlib_core.baselines import annealing_tsvm, cccp_tsvm  # noqa: E402
-from pathlib_core.kernels import rbf_kernel  # noqa: E402
-from pathlib_core.s3vm import s3vm_path  # noqa: E402
+from pathlib_core.core.kernels import rbf_kernel  # noqa: E402
+from pathlib_core.s3vm.baselines import annealing_tsvm, cccp_tsvm  # noqa: E402
+from pathlib_core.s3vm.path import s3vm_path  # noqa: E402
 
 
 def main() -> None:

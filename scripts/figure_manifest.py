@@ -6,7 +6,8 @@
                                                                     # figure of this build
 
 Figures are build outputs: every notebook saves its figures through
-``pathlib_core.plotting.show`` into ``build/figures/<notebook>/`` and displays the saved file.
+``pathlib_core.experiments.plotting.show`` into ``build/figures/<notebook>/`` and displays the
+saved file.
 Two builds from the same sources must give identical manifests (``make check-repro``).
 A figure of measured wall-clock times (saved with ``timing=True`` as ``<name>.timing.svg``) is
 listed by name only, as ``timing  <path>``: its presence is compared, its bytes are not.
@@ -20,7 +21,7 @@ import re
 import sys
 from pathlib import Path
 
-TIMING_SUFFIX = ".timing.svg"  # pathlib_core.plotting.TIMING_SUFFIX (scripts do not import it)
+TIMING_SUFFIX = ".timing.svg"  # as experiments.plotting.TIMING_SUFFIX (scripts do not import it)
 
 
 def manifest_lines(root: Path) -> list[str]:

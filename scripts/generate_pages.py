@@ -60,9 +60,10 @@ def scoreboard(results: list[dict]) -> str:
     parts = ["(scoreboard)=", "# Reproduction scoreboard", "",
              "Every quantitative or qualitative claim that a chapter checks is listed here with "
              "the paper's value, the value measured in this build, and a verdict. The rows are "
-             "written by the notebooks themselves (through `pathlib_core.results`) when they run "
-             "to completion; nothing on this page is typed in by hand. A verdict of *differs* "
-             "or *not reproduced* always comes with the measured numbers and our reason.", ""]
+             "written by the notebooks themselves (through "
+             "`pathlib_core.experiments.results`) when they run to completion; nothing on this "
+             "page is typed in by hand. A verdict of *differs* or *not reproduced* always comes "
+             "with the measured numbers and our reason.", ""]
     if not claims:
         parts.append("No claims were recorded in this build yet.")
         return "\n".join(parts) + "\n"

@@ -5,7 +5,7 @@ the same examples on every machine, so the suite's verdict is reproducible. ``ma
 test-explore`` uses the ``explore`` profile: new random examples on every run. A failure it
 finds is replayed from ``.hypothesis/`` until fixed, and is then added as a regression test
 (or, for a documented limitation, as a strict expected failure with its data in
-``tests/data/``). Plain ``pytest`` uses hypothesis's default profile (random examples).
+``tests/<part>/data/``). Plain ``pytest`` uses hypothesis's default profile (random examples).
 """
 
 import os

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import finite_scalar
+from ..core.validation import finite_scalar
 
 MAX_CLASSES = 50
 
@@ -408,7 +408,7 @@ def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = Tr
         A bad ``y`` (empty, not 1-D, non-finite), ``scale <= 0``, a non-bool ``relative``,
         ``rate`` not a finite number in [0, 1], or a bad ``seed``.
     """
-    from .._validation import as_vector, positive_scalar
+    from ..core.validation import as_vector, positive_scalar
 
     arr = as_vector(y, "y")
     if arr.shape[0] == 0:

@@ -59,7 +59,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (
+from ..core.qp import QPResult, solve_qp
+from ..core.threads import single_blas_thread
+from ..core.validation import (
     _check_finite,
     as_binary_labels,
     as_matrix,
@@ -67,8 +69,6 @@ from .._validation import (
     positive_int,
     positive_scalar,
 )
-from ..qp import QPResult, solve_qp
-from ..threads import single_blas_thread
 from .region import _apply_scaled, _factor_scaled
 
 __all__ = [
@@ -310,7 +310,7 @@ class _LinearSVM:
     whose multipliers give ``w = -nu_v / sqrt(sigma)`` and the intercept ``b = nu_b`` from the
     margin conditions, without cancellation (the augmented system of a least-squares problem
     instead of its normal equations). The problem is the same, so the solution is the
-    component's exact SVM at any scale; :func:`pathlib_core.qp.solve_qp` equilibrates it by
+    component's exact SVM at any scale; :func:`pathlib_core.core.qp.solve_qp` equilibrates it by
     powers of two.
     """
 

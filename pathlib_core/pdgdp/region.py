@@ -12,7 +12,7 @@ the paper calls (2)) is, for a fixed kernel and labels ``y`` in ``{-1, +1}``,
 where the per-sample upper bounds ``u`` carry the parameters: hidden-state weights of a latent
 SVM (``u_i = c_i \theta_{im}``, Example 1) or cost weights of a cost-sensitive SVM (Example 2).
 The paper's (Dual) is the maximization of ``-V``; we write it as a minimization, the form the
-QP tools of :mod:`pathlib_core.qp` use.
+QP tools of :mod:`pathlib_core.core.qp` use.
 
 Index sets (Definition 1 of the paper): ``F`` (free, ``0 < alpha_i < u_i``; the paper's
 unbounded support vectors ``S_ub``), ``L`` (``alpha_i = 0``; ``S_0``) and ``U``
@@ -57,10 +57,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from .._validation import as_binary_labels, as_kernel, as_vector, check_psd, positive_scalar
-from ..kkt import KKTResiduals, qp_residuals
-from ..qp import NotPSDError, QPResult, _ruiz_pow2, solve_qp
-from ..threads import single_blas_thread
+from ..core.kkt import KKTResiduals, qp_residuals
+from ..core.qp import NotPSDError, QPResult, _ruiz_pow2, solve_qp
+from ..core.threads import single_blas_thread
+from ..core.validation import as_binary_labels, as_kernel, as_vector, check_psd, positive_scalar
 
 __all__ = ["CriticalRegion", "critical_region", "solve_svm_dual"]
 
@@ -115,7 +115,7 @@ class _FactorQ:
 # ---------------------------------------------------------------------------------------------
 def _solve_dual(qop, y: np.ndarray, upper: np.ndarray, warm_start=None,
                 tol: float = 1e-12) -> QPResult:
-    """The dual by :func:`pathlib_core.qp.solve_qp`; an error (never a status) otherwise.
+    """The dual by :func:`pathlib_core.core.qp.solve_qp`; an error (never a status) otherwise.
 
     The dual is feasible (``alpha = 0``) and bounded (a box) for any ``upper > 0``, so a
     status other than ``"optimal"`` is a numerical failure: a ``RuntimeError`` naming it.
@@ -166,7 +166,7 @@ def solve_svm_dual(K, y, upper, *, warm_start=None) -> QPResult:
     Returns
     -------
     QPResult
-        From :func:`pathlib_core.qp.solve_qp`; ``nu[0]`` is the intercept ``b``.
+        From :func:`pathlib_core.core.qp.solve_qp`; ``nu[0]`` is the intercept ``b``.
 
     Raises
     ------
@@ -427,7 +427,8 @@ class CriticalRegion:
         return np.vstack(rows), np.concatenate(rhs)
 
     def kkt_residuals(self, u, *, relative: bool = True) -> KKTResiduals:
-        """KKT residuals of the closed form at ``u`` (:func:`pathlib_core.kkt.qp_residuals`)."""
+        """KKT residuals of the closed form at ``u``
+        (:func:`pathlib_core.core.kkt.qp_residuals`)."""
         uv = self._check_u(u)
         a, b, g = self._evaluate(uv)
         n = uv.shape[0]
@@ -586,7 +587,7 @@ def _region_libsvm(K: np.ndarray, y: np.ndarray, u: np.ndarray, tol: float,
     ``u_i > 0``) gives an approximate solution; its index sets are read off with a relative
     threshold and the closed form of the region is then exact. When the sets read off do not
     satisfy the KKT conditions (a point near a bound misread), the active-set solver
-    (:func:`pathlib_core.qp.solve_qp`) finishes from libsvm's point. Returns the region and the
+    (:func:`pathlib_core.core.qp.solve_qp`) finishes from libsvm's point. Returns the region and the
     active-set result (``None`` when libsvm's sets were right).
     """
     from sklearn.exceptions import ConvergenceWarning
@@ -629,7 +630,7 @@ def critical_region(K, y, upper, *, warm_start=None, tol: float = 1e-9) -> Criti
         \quad \text{s.t.} \quad y^\top\alpha = 0,\; 0 \le \alpha \le u,
         \qquad Q = (y y^\top) \circ K .
 
-    The dual is solved once by :func:`pathlib_core.qp.solve_qp` (warm-startable); the index
+    The dual is solved once by :func:`pathlib_core.core.qp.solve_qp` (warm-startable); the index
     sets of the solution define the closed form ``alpha*(u) = alpha_0 + J (u - u_0)`` (the
     paper's Theorem 1, reconstructed in the module docstring) and the polyhedral region on
     which it is optimal.
@@ -658,7 +659,7 @@ def critical_region(K, y, upper, *, warm_start=None, tol: float = 1e-9) -> Criti
         wrong length, non-positive or non-finite bounds; a kernel that is not positive
         semi-definite (found where the active-set solver meets negative curvature, or by its
         closing Cholesky test, and confirmed on the eigenvalues of ``K``; see
-        :func:`pathlib_core.qp.solve_qp`).
+        :func:`pathlib_core.core.qp.solve_qp`).
     RuntimeError
         The dual QP failed numerically (it is feasible and bounded for positive bounds).
     """

@@ -31,7 +31,7 @@ solution (fixed index sets ``F``, ``L``, ``U``) ``alpha`` and ``b`` are the expl
 the KKT system of Theorem 1; its gradient with respect to every hyperparameter comes from *one*
 adjoint solve with the same matrix ``M`` (reverse-mode differentiation of the closed form), and
 the kernel part is contracted without the ``(d, n, n)`` tensor
-(:func:`pathlib_core.kernels.ard_rbf_gradient_contract`).
+(:func:`pathlib_core.core.kernels.ard_rbf_gradient_contract`).
 
 :func:`select_hyperparameters` runs Algorithm 2 (stochastic gradient steps on mini-batches of
 ``Z`` with backtracking) and, as baselines with the same number of QP solves, random search
@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import as_binary_labels, as_matrix, as_vector, check_choice, positive_scalar
-from ..kernels import ard_rbf_gradient_contract, ard_rbf_kernel
-from ..threads import single_blas_thread
+from ..core.kernels import ard_rbf_gradient_contract, ard_rbf_kernel
+from ..core.threads import single_blas_thread
+from ..core.validation import as_binary_labels, as_matrix, as_vector, check_choice, positive_scalar
 from .region import CriticalRegion, _DenseQ, _region_from_state, _region_libsvm
 
 __all__ = [

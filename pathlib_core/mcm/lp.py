@@ -1,0 +1,1078 @@
+r"""The Minimal Complexity Machine (MCM) and conformal kernel optimization.
+
+The MCM of Jayadeva (2015) learns ``f(x) = sum_j lambda_j K(x_j, x) + b`` by the linear
+program of eqs. (30)-(33) of the MCM notes (``/work/shared/papers/mcm_conformal-kernel_notes.md``)
+
+.. math::
+
+    \min_{\lambda, b, h, q} \; h + C \sum_i q_i
+    \quad \text{s.t.} \quad
+    h \ge y_i f(x_i) + q_i, \quad 1 \le y_i f(x_i) + q_i, \quad q_i \ge 0,
+
+where ``h`` bounds ``h_MCM`` (eq. (14)), whose square is an exact bound on the VC dimension
+(eq. (13)). :func:`fit_mcm` solves it with HiGHS and returns the primal-dual pair.
+
+Well-posedness. With a full-rank kernel matrix the LP can *interpolate*: ``K lambda + b 1 = y``
+has a solution for every ``b``, it gives ``y_i f(x_i) = 1`` for all ``i``, hence ``h = 1``,
+``q = 0`` and the objective ``1``, which is the smallest value any feasible point can have
+(``h >= y_i f(x_i) + q_i >= 1``). ``C`` then has no effect and generically every ``lambda_j`` is
+non-zero. The option ``l1 > 0`` adds ``l1 * sum_j |lambda_j|`` to the objective (a norm of
+``lambda``, as later MCM variants do), which keeps the problem a linear program, makes the
+interpolating solutions costly and yields sparse ``lambda``.
+
+Kernel optimization (Badge, Soman, Chandra, Jayadeva 2021, building on Amari & Wu 1999 and
+Xiong et al. 2005): the basic kernel ``K0`` is conformally transformed, ``K = C K0 C`` with
+``c(x) = alpha_0 + sum_i alpha_i k_1(x, a_i)`` over empirical cores ``a_i`` (the support vectors
+of a first MCM), and ``alpha`` maximizes the kernel Fisher criterion ``J = c'B0c / c'W0c``
+(Theorem 2.3, eq. (40)) through the generalized eigenproblem ``P alpha = gamma Q alpha`` with
+``P = K1' B0 K1`` and ``Q = K1' (W0 + D I) K1`` (eq. (41)).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..core.kernels import conformal_basis, conformal_kernel, linear_kernel, rbf_kernel
+from ..core.kkt import KKTResiduals, lp_residuals
+from ..core.threads import single_blas_thread
+from ..core.validation import (
+    as_binary_labels,
+    as_kernel,
+    as_matrix,
+    check_choice,
+    check_psd,
+    positive_scalar,
+)
+
+__all__ = [
+    "MCMResult", "fit_mcm", "mcm_lp", "scatter_matrices", "fisher_ratio_direct",
+    "ConformalSolution", "optimize_conformal", "MCMClassifier", "ConformalMCMClassifier",
+    "ConformalSVMClassifier", "LP_METHODS",
+]
+
+#: ``method`` values accepted by :func:`fit_mcm` (scipy's HiGHS front ends).
+LP_METHODS = ("highs", "highs-ds", "highs-ipm")
+#: largest slack penalty solved as given: a larger ``C`` is solved at this value, which is the
+#: solution for every larger ``C`` when it has no slack (see :func:`fit_mcm`)
+C_RESOLVE = 1e12
+#: smallest slack penalty accepted: below it the multipliers of the LP, whose differences
+#: carry C next to the unit cost of h, are not resolved by HiGHS (feasibility tolerances
+#: 1e-10), and its solution cannot be certified
+C_MIN = 1e-8
+
+
+def _pow2_inverse(v: float) -> float:
+    """``2^-e`` with ``v = m 2^e``, ``0.5 <= m < 1`` (1 for ``v = 0``): ``v`` times it lies in
+    ``[1/2, 1)``."""
+    return 1.0 if v <= 0 else float(np.ldexp(1.0, -np.frexp(v)[1]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The linear program
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class MCMResult:
+    """Solution of the kernel MCM linear program (eqs. (30)-(33), optionally with ``l1``).
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n,)
+        ``lambda``.
+    intercept : float
+        ``b``.
+    h : float
+        The bound ``h`` (``h >= 1`` at any feasible point).
+    slack : ndarray of shape (n,)
+        ``q``.
+    objective : float
+        ``h + C sum q + l1 sum |lambda|``.
+    dual_upper, dual_lower : ndarray of shape (n,)
+        Multipliers ``z^h >= 0`` of the constraints (31) ``y_i f(x_i) + q_i <= h`` and
+        ``z^1 >= 0`` of (32) ``y_i f(x_i) + q_i >= 1``.
+    dual_slack : ndarray of shape (n,)
+        Multipliers of ``q_i >= 0``.
+    support : ndarray of int
+        Indices with ``|lambda_j| > sv_tol * max |lambda|`` (relative, so that it does not
+        depend on the units of ``K``).
+    kkt : KKTResiduals
+        Residuals of the LP optimality conditions (absolute) of the LP actually solved.
+    status, method, n_iter : str, str, int
+        HiGHS status, the scipy method name and the iteration count.
+    C, l1 : float
+        The parameters.
+    polish : float
+        Largest change of a ``q_i`` or of ``h`` applied after HiGHS to make (31)-(32) hold
+        exactly (HiGHS's tolerances apply to its scaled LP; a ``q_i`` at its bound stays 0,
+        and with ``l1 > 0`` the tight rows are first corrected onto the LP's vertex);
+        typically below 1e-12.
+    rank : int
+        Eigen-directions of ``K`` used (``l1 = 0``, see :func:`fit_mcm`); ``n`` when ``l1 > 0``.
+    lp : dict
+        The LP solved, in ``kkt.lp_residuals`` form (``c, G, h, lb, ub``), its design matrix
+        ``A`` (``f = A theta + b``) and its primal-dual vector (``x, z, w_lb, w_ub``).
+    """
+
+    coef: np.ndarray
+    intercept: float
+    h: float
+    slack: np.ndarray
+    objective: float
+    dual_upper: np.ndarray
+    dual_lower: np.ndarray
+    dual_slack: np.ndarray
+    support: np.ndarray
+    kkt: KKTResiduals
+    status: str
+    method: str
+    n_iter: int
+    C: float
+    l1: float
+    polish: float = 0.0
+    rank: int = 0
+    lp: dict = field(repr=False, default_factory=dict)
+
+    def decision_function(self, K_test) -> np.ndarray:
+        """``f(x) = sum_j lambda_j K(x_j, x) + b`` for rows ``K_test[i, j] = K(x_i^test, x_j)``."""
+        K_test = as_matrix(K_test, "K_test")
+        if K_test.shape[1] != self.coef.shape[0]:
+            raise ValueError(f"K_test must have {self.coef.shape[0]} columns (one per training "
+                             f"point); got {K_test.shape[1]}")
+        return K_test @ self.coef + self.intercept
+
+    @property
+    def n_support(self) -> int:
+        return int(self.support.size)
+
+
+def _lp_matrices(A, y, *, C: float, l1: float, split: bool) -> dict:
+    """``min c'x s.t. G x <= h, lb <= x`` for ``f = A theta + b`` (see :func:`mcm_lp`)."""
+    n, p = A.shape
+    YA = y[:, None] * A
+    blocks = [YA, -YA] if split else [YA]
+    n_th = 2 * p if split else p
+    one, eye = np.ones((n, 1)), np.eye(n)
+    G = np.vstack([
+        np.hstack(blocks + [y[:, None], -one, eye]),
+        np.hstack([-B for B in blocks] + [-y[:, None], np.zeros((n, 1)), -eye]),
+    ])
+    hvec = np.concatenate([np.zeros(n), -np.ones(n)])
+    c = np.concatenate([np.full(n_th, float(l1)) if split else np.zeros(p), [0.0, 1.0],
+                        np.full(n, float(C))])
+    lb = np.concatenate([np.zeros(n_th) if split else np.full(p, -np.inf),
+                         [-np.inf, -np.inf], np.zeros(n)])
+    return {"c": c, "G": G, "h": hvec, "lb": lb, "ub": np.full(c.shape[0], np.inf), "n": n,
+            "p": p, "split": split}
+
+
+def _solve_sparse(A, y, *, C: float, l1: float, split: bool, null, method: str, n_lb):
+    r"""Solve the LP of :func:`_lp_matrices` through an equivalent sparse reformulation.
+
+    The dense form repeats the ``n x p`` block ``Y A`` in both constraint families (31) and
+    (32). Here the margins ``g_i = y_i f(x_i)`` are separate variables, so (31)-(32) become the
+    sparse rows ``g_i + q_i - h <= 0`` and ``-g_i - q_i <= -1``, and ``f`` is tied to the model
+    by equalities:
+
+    * *margin form* (``l1 > 0``, or a rank-deficient range form): ``Y A theta + y b - g = 0``
+      (``n`` dense rows instead of ``2n``);
+    * *null-space form* (``l1 = 0`` and ``K`` of full numerical rank): the variables are ``f``
+      itself, which is unrestricted because ``f - b 1`` may be any vector of the range of
+      ``U``, and ``theta = U'(f - b 1)``. The LP has no dense row at all. (With dropped
+      eigenvectors ``V`` the restriction ``V'(f - b 1) = 0`` would be needed; HiGHS meets such
+      equalities only to its feasibility tolerance, and projecting afterwards cost up to
+      1e-6 in the objective on data with duplicates, so that case uses the margin form.)
+
+    Both have the same feasible set in ``(f, b, h, q)`` and the same inequality rows, so the
+    multipliers ``z`` of (31)-(32) and of ``q >= 0`` are those of the dense LP (the equality
+    multipliers are eliminated by stationarity in ``g`` or ``f``). Returns the dense-form
+    primal ``x = (theta, b, h, q)``, ``z``, the bound multipliers ``w_lb`` and HiGHS's
+    iteration count.
+    """
+    n, p = A.shape
+    n_th = 2 * p if split else p
+    eye = scipy.sparse.identity(n, format="csr")
+    col = scipy.sparse.csr_matrix(np.ones((n, 1)))
+    use_null = (not split) and null.shape[1] == 0
+    if use_null:
+        # variables (f, b, h, q)
+        Yd = scipy.sparse.diags(y)
+        A_ub = scipy.sparse.bmat([[Yd, None, -col, eye], [-Yd, None, None, -eye]],
+                                 format="csc")
+        # b's column has no inequality entries: bmat needs a shape for it
+        A_ub = scipy.sparse.hstack([A_ub[:, :n], scipy.sparse.csc_matrix((2 * n, 1)),
+                                    A_ub[:, n:]], format="csc")
+        m = null.shape[1]
+        if m:
+            A_eq = np.hstack([null.T, -(null.sum(axis=0))[:, None], np.zeros((m, n + 1))])
+            b_eq = np.zeros(m)
+        else:
+            A_eq = b_eq = None
+        c = np.concatenate([np.zeros(n + 1), [1.0], np.full(n, float(C))])
+        bounds = [(None, None)] * (n + 2) + [(0.0, None)] * n
+        q_at = n + 2
+    else:
+        # variables (theta, b, h, q, g)
+        YA = y[:, None] * A
+        blocks = [YA, -YA] if split else [YA]
+        A_eq = np.hstack(blocks + [y[:, None], np.zeros((n, 1 + n)), -np.eye(n)])
+        b_eq = np.zeros(n)
+        zero_th = scipy.sparse.csr_matrix((n, n_th + 1))
+        A_ub = scipy.sparse.bmat([[zero_th, -col, eye, eye], [zero_th, None, -eye, -eye]],
+                                 format="csc")
+        c = np.concatenate([np.full(n_th, float(l1)) if split else np.zeros(p), [0.0, 1.0],
+                            np.full(n, float(C)), np.zeros(n)])
+        bounds = ([(v if np.isfinite(v) else None, None) for v in n_lb]
+                  + [(None, None)] * n)
+        q_at = n_th + 2
+    b_ub = np.concatenate([np.zeros(n), -np.ones(n)])
+    res = _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method)
+    v = np.asarray(res.x, dtype=float)
+    lower = np.asarray(res.lower.marginals, dtype=float)
+    x = np.empty(n_th + 2 + n)
+    w_lb = np.zeros(n_th + 2 + n)
+    if use_null:
+        f, b = v[:n], v[n]
+        x[:p] = A.T @ (f - b)
+        x[p:] = v[n:]
+    else:
+        x[:] = v[:n_th + 2 + n]
+        w_lb[:n_th] = np.where(np.isfinite(n_lb[:n_th]), lower[:n_th], 0.0)
+    w_lb[n_th + 2:] = lower[q_at:q_at + n]
+    z = -np.asarray(res.ineqlin.marginals, dtype=float)
+    nit = getattr(res, "nit", None)
+    return x, z, w_lb, int(nit) if nit is not None else -1
+
+
+#: HiGHS's feasibility tolerances (its defaults, 1e-7, let a row of (32) miss by 1e-7, which
+#: a large C turns into an objective error of C * 1e-7)
+_HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+def _refine_vertex(lp, x, z, w_lb):
+    """One least-squares correction of an LP solution onto its own vertex: the rows with a
+    positive multiplier (tight by complementarity) are made to hold with equality, the
+    variables with a positive bound multiplier stay exactly at their bound, and the others
+    move by the minimum-norm correction. HiGHS meets its feasibility tolerance on its
+    internally scaled LP, which leaves such rows off by about 1e-9 after unscaling; the
+    correction brings them to rounding level without touching complementarity. Kept only if
+    it does not increase the largest violation of ``G x <= h``."""
+    G, h = lp["G"], lp["h"]
+    tight = z > 0
+    free = ~(w_lb > 0)
+    if not tight.any() or not free.any():
+        return x
+    r = h[tight] - G[tight] @ x
+    delta = np.linalg.lstsq(G[np.ix_(tight, free)], r, rcond=None)[0]
+    xn = x.copy()
+    xn[free] += delta
+    xn = np.maximum(xn, lp["lb"])
+    if np.max(G @ xn - h) <= max(np.max(G @ x - h), 0.0):
+        return xn
+    return x
+
+
+def _refine_duals(lp, z, w_lb):
+    """The dual counterpart of :func:`_refine_vertex`: the multipliers of the tight rows are
+    corrected (minimum norm) so that the reduced costs of the variables off their bounds
+    vanish, and the bound multipliers are recomputed from stationarity. HiGHS's dual
+    tolerance leaves those reduced costs at about 1e-10 of its scaled costs. Kept only if
+    every multiplier stays non-negative and stationarity improves."""
+    c, G = lp["c"], lp["G"]
+    tight = z > 0
+    free = ~(w_lb > 0)
+    if not tight.any():
+        return z, w_lb
+    grad = c + G.T @ z
+    r_free = grad[free]
+    dz = np.linalg.lstsq(G[np.ix_(tight, free)].T, -r_free, rcond=None)[0]
+    zn = z.copy()
+    zn[tight] += dz
+    wn = np.where(free, 0.0, c + G.T @ zn)
+    if np.any(zn < 0) or np.any(wn < 0):
+        return z, w_lb
+    old = np.abs(grad - w_lb).max()
+    new = np.abs(c + G.T @ zn - wn).max()
+    return (zn, wn) if new <= old else (z, w_lb)
+
+
+def _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method):
+    """``linprog`` (HiGHS, :data:`_HIGHS_OPTIONS`). If HiGHS does not report an optimal
+    solution with ``method``, the other methods of :data:`LP_METHODS` are tried; if none
+    does, ``ValueError`` says so."""
+    tried = []
+    for m in [method] + [m for m in LP_METHODS if m != method]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                          method=m, options=_HIGHS_OPTIONS)
+        if res.status == 0 and res.x is not None:
+            return res
+        tried.append(f"{m}: status {res.status} ({res.message})")
+    raise ValueError("the MCM linear program was not solved by HiGHS (" + "; ".join(tried)
+                     + "); the LP is feasible and bounded, so this is a numerical failure")
+
+
+@single_blas_thread
+def mcm_lp(K, y, *, C: float, l1: float = 0.0) -> dict:
+    r"""The kernel MCM exactly as written in eqs. (30)-(33): ``min c'x s.t. G x <= h, x >= lb``.
+
+    Variables ``x = (lambda, b, h, q)`` when ``l1 == 0`` and ``x = (lambda^+, lambda^-, b, h,
+    q)`` (``lambda = lambda^+ - lambda^-``, both ``>= 0``) when ``l1 > 0``. The rows of ``G``
+    are eq. (31) ``y_i (K_i lambda + b) + q_i - h <= 0`` then eq. (32)
+    ``-y_i (K_i lambda + b) - q_i <= -1``. :func:`fit_mcm` solves this form when ``l1 > 0``
+    and the equivalent range form (see there) when ``l1 == 0``.
+
+    .. math::
+
+        \min_x \; c^\top x \quad \text{s.t.} \quad G x \le h, \quad lb \le x \le ub,
+        \qquad
+        c^\top x = h_{\mathrm{MCM}} + C \sum_{i=1}^n q_i + \ell_1 \sum_{j=1}^n
+            (\lambda^+_j + \lambda^-_j),
+
+    where :math:`h_{\mathrm{MCM}}` is the variable ``h`` of the MCM (not the right-hand side
+    ``h`` of the LP) and the last sum is present only with the split variables (``l1 > 0``).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Training kernel matrix (symmetric to a relative ``1e-8``; it is symmetrized).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}; both classes must be present.
+    C : float > 0
+        Slack penalty (keyword-only, no default).
+    l1 : float >= 0, default 0.0
+        Weight of ``sum_j |lambda_j|``; ``l1 > 0`` selects the split variables.
+
+    Returns
+    -------
+    dict
+        ``"c"`` (objective, length ``m``), ``"G"`` (shape ``(2n, m)``, the rows of (31) then
+        of (32)), ``"h"`` (length ``2n``: zeros then ``-1``), ``"lb"`` (``0`` for ``q`` and
+        for ``lambda^+`` / ``lambda^-``, ``-inf`` otherwise), ``"ub"`` (all ``+inf``),
+        ``"n"`` (number of points), ``"p"`` (number of columns of ``K``, i.e. ``n``) and
+        ``"split"`` (``l1 > 0``); ``m = n + 2 + n`` without and ``m = 2n + 2 + n`` with the
+        split. The arrays are in the form :func:`pathlib_core.core.kkt.lp_residuals` takes.
+        Arguments are checked as in :func:`fit_mcm` (``ValueError`` naming the argument).
+
+    Raises
+    ------
+    ValueError
+        A non-square, non-symmetric or non-finite ``K``, labels that are not -1 / +1 or of one
+        class only, ``C <= 0`` or ``l1 < 0``.
+    """
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    C = positive_scalar(C, "C")
+    l1 = positive_scalar(l1, "l1", allow_zero=True)
+    return _lp_matrices(K, y, C=C, l1=l1, split=l1 > 0)
+
+
+@single_blas_thread
+def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
+            sv_tol: float = 1e-8, rank_tol: float = 1e-10) -> MCMResult:
+    r"""Solve the kernel Minimal Complexity Machine LP (eqs. (30)-(33) of the MCM notes).
+
+    .. math::
+
+        \min_{\lambda, b, h, q} \; h + C \sum_{i=1}^M q_i + \ell_1 \sum_{j=1}^M |\lambda_j|
+        \quad \text{s.t.} \quad
+        h \ge y_i \Big(\sum_j \lambda_j K(x_j, x_i) + b\Big) + q_i, \quad
+        1 \le y_i \Big(\sum_j \lambda_j K(x_j, x_i) + b\Big) + q_i, \quad q_i \ge 0.
+
+    ``l1 = 0`` (the default) is the paper's LP; ``l1 > 0`` adds the norm of ``lambda`` that
+    makes the problem well posed with a full-rank kernel (see the module docstring).
+
+    How it is solved. With ``l1 > 0`` the LP is passed to HiGHS as written (:func:`mcm_lp`).
+    With ``l1 = 0`` only ``K lambda`` enters the LP, so ``lambda`` is not identified when ``K``
+    is singular, and directions of ``K`` with tiny eigenvalues let the LP reach other optima
+    through ``|lambda| ~ 1 / eigenvalue`` (on RBF kernels of low-dimensional data HiGHS's dual
+    simplex and interior point then return different objective values, both "optimal"). We
+    therefore solve the same LP over ``f = U beta + b``, where ``K = U S U'`` restricted to the
+    eigenvalues ``> rank_tol * max``, and return the minimum-norm representer
+    ``lambda = U S^{-1} beta`` (then ``K lambda = U beta`` exactly, and every ``lambda_j`` is
+    in general non-zero: the plain MCM's support vectors are not a property of the model).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Training kernel matrix (symmetric; need not be positive definite for the LP).
+    y : array_like of shape (n,)
+        Labels in {-1, +1}; both classes must be present.
+    C : float
+        Slack penalty, > 0.
+    l1 : float
+        Weight of ``sum |lambda_j|``, >= 0.
+    method : {"highs", "highs-ds", "highs-ipm"}
+        HiGHS algorithm (``"highs"`` lets HiGHS choose; ``"highs-ds"`` dual simplex;
+        ``"highs-ipm"`` interior point with crossover).
+    sv_tol : float
+        ``j`` is a support vector when ``|lambda_j| > sv_tol * max_k |lambda_k|``.
+    rank_tol : float
+        Relative eigenvalue cut-off of the range form (``l1 = 0`` only).
+
+    Scale and extreme parameters. The LP is solved for ``K / 2^e`` (largest entry in
+    ``[1/2, 1)``) and ``l1 / 2^e``: ``(s K, lambda / s, l1 s)`` is the same problem for any
+    ``s > 0``, so a kernel of any size gives the same ``b``, ``h``, ``q`` and objective, and
+    ``lambda`` in the user's units (exactly so for a power-of-two ``s``). A ``C`` above
+    ``C_RESOLVE = 1e12`` cannot be resolved next to the unit cost of ``h``: the LP is then
+    solved at ``C_RESOLVE``, whose solution is the solution for every larger ``C`` when it
+    has no slack (``q = 0``), and ``ValueError`` is raised otherwise. HiGHS runs with
+    feasibility tolerances 1e-10; if the requested ``method`` does not report an optimum,
+    the other two are tried. The residuals of the LP certificate in relative form
+    (``kkt.lp_residuals(..., relative=True)`` on ``lp``) are at rounding level, 1e-16 to
+    1e-10 (HiGHS's dual tolerance).
+
+    Returns
+    -------
+    MCMResult
+        ``kkt`` holds the residuals of the LP actually solved; ``rank`` the number of
+        eigen-directions kept (``n`` for ``l1 > 0``).
+
+    Raises
+    ------
+    ValueError
+        Bad input (naming the argument); when no HiGHS method reports an optimal solution
+        (the LP is always feasible and bounded, so this means a numerical failure; the
+        message names ``l1`` when it is far from the scale of ``K``, e.g. a linear kernel of
+        features whose scales differ by twelve orders of magnitude); or a ``C`` above
+        ``C_RESOLVE`` whose solution keeps slack.
+    """
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    if np.unique(y).size < 2:
+        raise ValueError("y must contain both classes -1 and +1; got only one class")
+    C = positive_scalar(C, "C")
+    if C < C_MIN:
+        raise ValueError(f"C must be at least {C_MIN:g} (the LP's multipliers are not resolved "
+                         f"in double precision below it, next to the unit cost of h); got {C:g}")
+    l1 = positive_scalar(l1, "l1", allow_zero=True)
+    method = check_choice(method, "method", LP_METHODS)
+    sv_tol = positive_scalar(sv_tol, "sv_tol", allow_zero=True)
+    rank_tol = positive_scalar(rank_tol, "rank_tol", allow_zero=True)
+    n = K.shape[0]
+    split = l1 > 0
+    # the LP is solved for K / 2^e (largest entry in [1/2, 1)) and l1 / 2^e: with f = K lambda
+    # + b, (sK, lambda / s, l1 s) is the same problem for any s > 0 (b, h, q, the objective and
+    # the multipliers of (31)-(32) do not change), and a power of two keeps it exact; HiGHS
+    # rejects the matrix of a kernel of size 1e16 ("model error")
+    C_solve = min(C, C_RESOLVE)
+    sig = _pow2_inverse(float(np.max(np.abs(K)))) if n else 1.0
+    K_user, K = K, K * sig
+    if split:
+        A, rank = K, n
+    else:
+        s, U = np.linalg.eigh(K)
+        smax = float(np.max(np.abs(s)))
+        keep = np.abs(s) > rank_tol * smax if smax > 0 else np.zeros(n, dtype=bool)
+        A, s_kept, rank = U[:, keep], s[keep], int(keep.sum())
+    l1_solve = l1 * sig
+    lp = _lp_matrices(A, y, C=C_solve, l1=l1_solve, split=split)
+    p = lp["p"]
+    n_th = 2 * p if split else p
+    null = None if split else U[:, ~keep]
+    try:
+        x, z, w_lb, n_iter = _solve_sparse(A, y, C=C_solve, l1=l1_solve, split=split,
+                                           null=null, method=method, n_lb=lp["lb"])
+    except ValueError as exc:
+        cause = (f"; l1 is {l1_solve:.3g} times the largest entry of K, next to the unit cost "
+                 f"of h: the norm of lambda is then hardly resolved (rescale K or choose l1 of "
+                 f"the order of max|K|)" if split and not 1e-8 <= l1_solve <= 1e8 else
+                 "; try a larger rank_tol, l1 > 0 or a C closer to 1")
+        raise ValueError(str(exc) + cause) from exc
+    # HiGHS's tolerances apply to its internally scaled LP: where a tight row or a reduced
+    # cost is off by more than rounding (relative to its terms), correct the primal and the
+    # dual onto the vertex HiGHS found (small least-squares systems)
+    if lp_residuals(lp["c"], x, G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=z,
+                    w_lb=w_lb, w_ub=np.zeros_like(w_lb), relative=True).max > 1e-13:
+        x = _refine_vertex(lp, x, z, w_lb)
+        z, w_lb = _refine_duals(lp, z, w_lb)
+    theta = x[:p] - x[p:2 * p] if split else x[:p].copy()
+    # Polish: HiGHS meets its tolerances on its scaled LP; after unscaling, (31)-(32) can be
+    # violated by ~1e-10. Raising q and h by that amount restores exact feasibility (to
+    # rounding); the change is reported as ``polish``. A q_i at its bound (multiplier of
+    # q_i >= 0 positive) stays exactly 0: raising it would break complementarity, and a large
+    # C would turn the rounding into an objective error (C * 1e-10)
+    yf = y * (A @ theta + x[n_th])
+    at_bound = w_lb[n_th + 2:] > 0
+    q_new = np.where(at_bound, 0.0, np.maximum(x[n_th + 2:], np.maximum(1.0 - yf, 0.0)))
+    h_new = max(float(x[n_th + 1]), float(np.max(yf + q_new)))
+    polish = max(float(np.max(np.abs(q_new - x[n_th + 2:]))), h_new - float(x[n_th + 1]))
+    x[n_th + 2:], x[n_th + 1] = q_new, h_new
+    if C > C_solve and np.any(x[n_th + 2:] > 0):
+        raise ValueError(f"C = {C:g} is beyond what the LP's costs resolve in double precision "
+                         f"next to the unit cost of h; at C = {C_RESOLVE:g} the solution still "
+                         f"has slack (sum q = {float(x[n_th + 2:].sum()):.3g}), so it is not the "
+                         f"solution for every larger C: use C <= {C_RESOLVE:g}")
+    if C > C_solve:
+        # slack-free at C_RESOLVE, hence optimal at C: the multipliers of q >= 0 take the
+        # extra cost (they stay complementary to q = 0), the others are unchanged
+        w_lb[n_th + 2:] += C - C_solve
+    if split:  # back to the user's units: theta = sigma theta_solved, its multipliers / sigma
+        x[:n_th] *= sig
+        w_lb[:n_th] /= sig
+        lp = _lp_matrices(K_user, y, C=C, l1=l1, split=True)
+        A = K_user
+    else:
+        lp = _lp_matrices(A, y, C=C, l1=l1, split=False)
+    w_ub = np.zeros_like(w_lb)
+    kkt = lp_residuals(lp["c"], x, G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=z,
+                       w_lb=w_lb, w_ub=w_ub)
+    lam = x[:p] - x[p:2 * p] if split else sig * (A @ (theta / s_kept))
+    b, h, q = float(x[n_th]), float(x[n_th + 1]), x[n_th + 2:].copy()
+    support = np.flatnonzero(np.abs(lam) > sv_tol * float(np.max(np.abs(lam), initial=0.0)))
+    objective = h + C * float(q.sum()) + l1 * float(np.abs(lam).sum())
+    lp.update({"x": x, "z": z, "w_lb": w_lb, "w_ub": w_ub, "A": A})
+    return MCMResult(coef=lam, intercept=b, h=h, slack=q, objective=objective,
+                     dual_upper=z[:n].copy(), dual_lower=z[n:].copy(),
+                     dual_slack=w_lb[n_th + 2:].copy(), support=support, kkt=kkt,
+                     status="optimal", method=method, n_iter=n_iter,
+                     C=C, l1=l1, polish=polish, rank=rank, lp=lp)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel scatter matrices, Theorem 2.3 and the eigenproblem (41)
+# ---------------------------------------------------------------------------------------------
+
+def scatter_matrices(K, y) -> tuple[np.ndarray, np.ndarray]:
+    r"""Between- and within-class kernel scatter matrices ``B`` and ``W`` (eqs. (38)-(39)).
+
+    For points of any order: ``B_ij = [y_i = y_j] K_ij / M_{y_i} - K_ij / M`` and
+    ``W_ij = delta_ij K_ii - [y_i = y_j] K_ij / M_{y_i}``. Then ``1'B1 / 1'W1`` is the Fisher
+    scalar ``tr S_b / tr S_w`` of the empirical feature space (Theorem 2.3, eq. (40)).
+
+    .. math::
+
+        B_{ij} = \frac{[y_i = y_j]\, K_{ij}}{M_{y_i}} - \frac{K_{ij}}{M}, \qquad
+        W_{ij} = \delta_{ij} K_{ii} - \frac{[y_i = y_j]\, K_{ij}}{M_{y_i}},
+
+    with :math:`M` the number of points and :math:`M_{\pm 1}` the size of each class.
+
+    Parameters
+    ----------
+    K : array_like of shape (M, M)
+        Kernel matrix on the points (symmetric to a relative ``1e-8``; it is symmetrized).
+    y : array_like of shape (M,)
+        Labels in {-1, +1}; both classes must be present.
+
+    Returns
+    -------
+    B : ndarray of shape (M, M)
+        Between-class scatter matrix (exactly symmetric).
+    W : ndarray of shape (M, M)
+        Within-class scatter matrix (exactly symmetric).
+
+    Raises
+    ------
+    ValueError
+        A non-square, non-symmetric or non-finite ``K``, or labels that are not -1 / +1 or of
+        one class only.
+    """
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    if np.unique(y).size < 2:
+        raise ValueError("y must contain both classes -1 and +1; got only one class")
+    n = y.shape[0]
+    same = y[:, None] == y[None, :]
+    m_class = np.where(y > 0, np.sum(y > 0), np.sum(y < 0)).astype(float)
+    block = np.where(same, K / m_class[:, None], 0.0)
+    B = block - K / n
+    W = np.diag(np.diag(K)) - block
+    return 0.5 * (B + B.T), 0.5 * (W + W.T)
+
+
+def fisher_ratio_direct(K, y, *, rtol: float = 1e-12) -> float:
+    r"""``J = tr S_b / tr S_w`` computed from the images ``z_i`` in the empirical feature space.
+
+    ``K = U diag(s) U'`` (eigenvalues ``s > rtol * max s`` kept), ``z_i = diag(s)^{1/2} U_i'``,
+    so that ``z_i' z_j = K_ij``; then eqs. (35)-(37). Independent of :func:`scatter_matrices`.
+
+    .. math::
+
+        J = \frac{\sum_{c \in \{-1, +1\}} M_c \lVert \bar z_c - \bar z \rVert^2}
+                 {\sum_{c \in \{-1, +1\}} \sum_{y_i = c} \lVert z_i - \bar z_c \rVert^2},
+
+    with :math:`\bar z_c` the class means and :math:`\bar z` the overall mean.
+
+    Parameters
+    ----------
+    K : array_like of shape (M, M)
+        Kernel matrix on the points (symmetric to a relative ``1e-8``; it is symmetrized).
+        Positive semi-definite in principle: eigenvalues ``<= rtol * max s`` (negative ones
+        included) are dropped.
+    y : array_like of shape (M,)
+        Labels in {-1, +1}; both classes must be present.
+    rtol : float, default 1e-12
+        Relative eigenvalue cut-off.
+
+    Returns
+    -------
+    float
+        The Fisher ratio :math:`J \ge 0`; equal (to rounding) to ``1'B1 / 1'W1`` of
+        :func:`scatter_matrices` for a positive semi-definite ``K``.
+
+    Raises
+    ------
+    ValueError
+        A non-square, non-symmetric or non-finite ``K``, or labels that are not -1 / +1 or of
+        one class only; or a within-class scatter of zero (every class collapses to one point
+        in the kept eigen-directions, e.g. ``K = 0``), where ``J`` is undefined.
+    """
+    K = as_kernel(K, "K")
+    y = as_binary_labels(y, "y", length=K.shape[0])
+    s, U = np.linalg.eigh(K)
+    top = float(np.max(np.abs(s)))
+    if top > 0 and s[0] < -max(rtol, 1e-10) * top:
+        # the images z_i with z_i'z_j = K_ij exist only for a positive semi-definite K:
+        # dropping its negative eigenvalues would compute the ratio of another kernel
+        check_psd(K, "K", rtol=max(rtol, 1e-10))
+    keep = s > rtol * max(float(s.max()), 0.0)
+    Z = U[:, keep] * np.sqrt(s[keep])
+    zbar = Z.mean(axis=0)
+    sb = sw = 0.0
+    for cls in (-1.0, 1.0):
+        Zc = Z[y == cls]
+        mc = Zc.mean(axis=0)
+        sb += Zc.shape[0] * float(np.sum((mc - zbar) ** 2))
+        sw += float(np.sum((Zc - mc) ** 2))
+    if sw == 0.0:
+        raise ValueError("the within-class scatter tr S_w of K is zero (every class collapses "
+                         "to one point in the kept eigen-directions): the Fisher ratio J is "
+                         "undefined")
+    return sb / sw
+
+
+@dataclass
+class ConformalSolution:
+    """Result of :func:`optimize_conformal` (steps 3-5 of the algorithm).
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (n_ec + 1,)
+        ``(alpha_0, alpha_1, ..., alpha_ec)``, scaled so that the training factors have mean
+        square 1 and sign so that their mean is positive.
+    gamma_eig : float
+        The largest generalized eigenvalue ``gamma`` of ``P alpha = gamma Q alpha``.
+    eig_residual : float
+        ``||P alpha - gamma Q alpha|| / (||P|| ||alpha||)``.
+    ridge : float
+        The ridge ``D`` actually used (raised from the requested one when ``Q`` was not
+        numerically positive definite; see ``ridge_raised``).
+    ridge_raised : bool
+    c_train : ndarray of shape (n,)
+        ``c = K1 alpha`` at the training points.
+    J_base, J_opt : float
+        ``1'B0 1 / 1'W0 1`` (``c = 1``) and ``c'B0c / c'W0c`` at the optimized ``c``.
+    """
+
+    alpha: np.ndarray
+    gamma_eig: float
+    eig_residual: float
+    ridge: float
+    ridge_raised: bool
+    c_train: np.ndarray
+    J_base: float
+    J_opt: float
+    P: np.ndarray = field(repr=False)
+    Q: np.ndarray = field(repr=False)
+
+
+@single_blas_thread
+def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
+    r"""Maximize the kernel Fisher criterion over the conformal coefficients (eqs. (40)-(41)).
+
+    .. math::
+
+        \max_\alpha \frac{\alpha' K_1' B_0 K_1 \alpha}{\alpha' K_1' (W_0 + D I) K_1 \alpha}
+        \iff P \alpha = \gamma Q \alpha \text{ (largest } \gamma).
+
+    Parameters
+    ----------
+    K0 : array_like of shape (n, n)
+        Basic kernel on the training points.
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    K1 : array_like of shape (n, n_ec + 1)
+        :func:`pathlib_core.core.kernels.conformal_basis` at the training points (eq. (34)).
+    D : float
+        Ridge on ``W0`` (> 0). If ``Q`` is still not numerically positive definite (e.g.
+        duplicated cores), ``D`` is raised by factors of 10 until the Cholesky factorization
+        succeeds; ``ridge_raised`` reports it.
+
+    Returns
+    -------
+    ConformalSolution
+        ``alpha`` is the eigenvector of the largest generalized eigenvalue ``gamma_eig``,
+        normalized so that ``c_train = K1 @ alpha`` has mean square 1 and a positive mean;
+        ``J_base`` and ``J_opt`` are the Fisher ratios ``c'B0c / c'W0c`` of the unit factor
+        and of ``c_train`` (``B0, W0`` from :func:`scatter_matrices` of ``K0``); ``P`` and
+        ``Q`` are the matrices of the eigenproblem actually solved.
+
+    Raises
+    ------
+    ValueError
+        Bad input (naming the argument: ``K0`` not a symmetric kernel, labels that are not
+        -1 / +1 or of one class only, ``K1`` with a different number of rows, ``D <= 0``), or
+        a ``Q`` that stays singular for every ridge tried.
+    """
+    K0 = as_kernel(K0, "K0")
+    y = as_binary_labels(y, "y", length=K0.shape[0])
+    K1 = as_matrix(K1, "K1")
+    if K1.shape[0] != K0.shape[0]:
+        raise ValueError(f"K1 must have {K0.shape[0]} rows (one per training point); "
+                         f"got {K1.shape[0]}")
+    D = positive_scalar(D, "D")
+    B0, W0 = scatter_matrices(K0, y)
+    P = K1.T @ B0 @ K1
+    P = 0.5 * (P + P.T)
+    G = K1.T @ K1
+    base = K1.T @ W0 @ K1
+    ones = np.ones(K0.shape[0])
+    w_base = float(ones @ W0 @ ones)
+    if not w_base > 1e-12 * float(np.abs(np.diag(K0)).sum()):
+        check_psd(K0, "K0")  # a negative scatter means a K0 that is not a kernel
+        raise ValueError("the within-class scatter 1'W0 1 of K0 is zero (each class is a single "
+                         "point, or its points coincide in the feature space of K0): the "
+                         "Fisher ratio J = 1'B0 1 / 1'W0 1 is undefined; at least one class "
+                         "needs two distinct points")
+    ridge, raised = D, False
+    for _ in range(12):
+        Q = 0.5 * (base + ridge * G + (base + ridge * G).T)
+        # K1'K1 itself may be singular (duplicated cores): a tiny identity keeps Q definite
+        Q = Q + 1e-12 * max(float(np.trace(Q)), 1e-300) * np.eye(Q.shape[0])
+        try:
+            scipy.linalg.cholesky(Q, lower=True)
+            break
+        except np.linalg.LinAlgError:
+            if not raised:
+                # W0 is positive semi-definite exactly when K0 is (its blocks are centred
+                # Gram matrices): a K0 that is not PSD gets its own message, not a ridge
+                check_psd(K0, "K0")
+            ridge, raised = ridge * 10.0, True
+    else:  # pragma: no cover - Q = K1'(W0 + D I)K1 + eps I is definite for D large enough
+        raise ValueError("the conformal eigenproblem is singular for every ridge D tried")
+    vals, vecs = scipy.linalg.eigh(P, Q)
+    g, alpha = float(vals[-1]), vecs[:, -1].copy()
+    c = K1 @ alpha
+    if c.mean() < 0:
+        alpha, c = -alpha, -c
+    rms = float(np.sqrt(np.mean(c ** 2)))
+    if rms > 0:
+        alpha, c = alpha / rms, c / rms
+    res = float(np.linalg.norm(P @ alpha - g * Q @ alpha)
+                / max(np.linalg.norm(P, 2) * np.linalg.norm(alpha), 1e-300))
+    J_base = float(ones @ B0 @ ones / w_base)
+    w_opt = float(c @ W0 @ c)
+    J_opt = float(c @ B0 @ c / w_opt) if w_opt > 0 else math.inf
+    return ConformalSolution(alpha=alpha, gamma_eig=g, eig_residual=res, ridge=ridge,
+                             ridge_raised=raised, c_train=c, J_base=J_base, J_opt=J_opt,
+                             P=P, Q=Q)
+
+
+# ---------------------------------------------------------------------------------------------
+# scikit-learn estimators
+# ---------------------------------------------------------------------------------------------
+
+def _gamma_value(gamma, X: np.ndarray, name: str = "gamma") -> float:
+    if isinstance(gamma, str):
+        check_choice(gamma, name, ("scale",))
+        var = float(X.var()) if X.size else 0.0
+        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    return positive_scalar(gamma, name)
+
+
+def _binary_targets(est, y) -> np.ndarray:
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(f"y must contain two classes; got only one class: {classes}")
+    if classes.size > 2 or type_of_target(y) != "binary":
+        raise ValueError("Only binary classification is supported: y must have two classes; "
+                         f"got {classes.size} (type {type_of_target(y)!r}). Use "
+                         "sklearn.multiclass.OneVsRestClassifier for more")
+    est.classes_ = classes
+    return np.where(y == classes[1], 1.0, -1.0)
+
+
+class _BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.pairwise = getattr(self, "kernel", "rbf") == "precomputed"
+        return tags
+
+    def predict(self, X):
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(int)]
+
+
+class MCMClassifier(_BinaryKernelClassifier):
+    """Kernel Minimal Complexity Machine (binary), trained by :func:`fit_mcm`.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Slack penalty of eq. (30).
+    kernel : {"rbf", "linear", "precomputed"}, default "rbf"
+    gamma : float or "scale", default "scale"
+        RBF width ``exp(-gamma ||x - x'||^2)``; ``"scale"`` is ``1 / (d Var(X))`` as in SVC.
+    l1 : float, default 0.0
+        Weight of ``sum |lambda_j|`` (0 is the paper's LP; see :func:`fit_mcm`).
+    method : {"highs", "highs-ds", "highs-ipm"}
+    sv_tol : float, default 1e-8
+
+    Attributes
+    ----------
+    classes_, support_, n_support_ (per class, as in SVC), support_vectors_ (not for
+    "precomputed"), dual_coef_ (``lambda`` on the support), intercept_, h_, result_,
+    coef_ (the weights ``w`` of ``f(x) = x'w + b`` for ``kernel="linear"`` with ``l1 = 0``,
+    else None).
+    Prediction evaluates the kernel between the new points and the training support vectors
+    only (``kernel="precomputed"``: columns are all training points). With
+    ``kernel="linear"`` and ``l1 = 0`` the LP is solved from the columns of ``X`` (see
+    :func:`_linear_mcm`): features of very different scales then give the same training
+    decision values as unit-scale features, and prediction is ``x'w + b``.
+    """
+
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", l1=0.0, method="highs",
+                 sv_tol=1e-8):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.l1 = l1
+        self.method = method
+        self.sv_tol = sv_tol
+
+    def _kernel(self, X, Y=None):
+        if self.kernel == "linear":
+            return linear_kernel(X, Y)
+        return rbf_kernel(X, Y, gamma=self._gamma)
+
+    def fit(self, X, y):
+        check_choice(self.kernel, "kernel", ("rbf", "linear", "precomputed"))
+        positive_scalar(self.C, "C")
+        X, y = validate_data(self, X, y, dtype=float)
+        yb = _binary_targets(self, y)
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"X must be a square kernel matrix when kernel='precomputed'; "
+                                 f"got shape {X.shape}")
+            K = X
+            self._gamma = None
+        else:
+            self._gamma = _gamma_value(self.gamma, X) if self.kernel == "rbf" else None
+            K = self._kernel(X)
+        self.coef_ = None
+        if self.kernel == "linear" and positive_scalar(self.l1, "l1", allow_zero=True) == 0:
+            res, self.coef_ = _linear_mcm(X, yb, C=self.C, method=self.method,
+                                          sv_tol=self.sv_tol)
+        else:
+            res = fit_mcm(K, yb, C=self.C, l1=self.l1, method=self.method, sv_tol=self.sv_tol)
+        self.result_ = res
+        self.support_ = res.support
+        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
+                                   dtype=np.int32)
+        self.dual_coef_ = res.coef[res.support]
+        self.intercept_ = res.intercept
+        self.h_ = res.h
+        if self.kernel == "precomputed":
+            self._coef_full = res.coef
+        else:
+            self.support_vectors_ = X[res.support]
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self, "result_")
+        X = validate_data(self, X, dtype=float, reset=False)
+        if self.kernel == "precomputed":
+            if X.shape[1] != self._coef_full.shape[0]:
+                raise ValueError(f"X must have {self._coef_full.shape[0]} columns (kernel "
+                                 f"against the training points); got {X.shape[1]}")
+            return X @ self._coef_full + self.intercept_
+        if self.coef_ is not None:  # linear kernel, l1 = 0: f(x) = x'w + b
+            return X @ self.coef_ + self.intercept_
+        if self.support_.size == 0:
+            return np.full(X.shape[0], self.intercept_)
+        return self._kernel(X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
+
+
+def _linear_mcm(X, y, *, C, method, sv_tol):
+    r"""The MCM LP with the linear kernel ``K = X X'`` and ``l1 = 0`` from the columns of ``X``.
+
+    With ``l1 = 0`` only the range of ``K`` enters the LP (see :func:`fit_mcm`), and it is
+    the range of ``X`` -- also of ``X S`` for any diagonal ``S > 0``. The LP is solved for
+    the column-normalized design (every column of unit norm), whose kernel keeps the
+    directions of small columns that ``X X'`` loses to rounding when the columns' scales
+    differ by many orders of magnitude (1e-6 next to 1e6 gives entries 1e24 apart): the
+    training decision values are those of the user's kernel. The weights ``w`` with
+    ``X w = f - b`` (``f`` the decision values) are then found on the normalized columns and
+    scaled back; they are unique when ``X`` has full column rank, and otherwise the
+    minimum-norm solution for the normalized features. Returns ``(result, w)``; the result's
+    ``coef`` are the minimum-norm multipliers ``lambda`` with ``X' lambda = w``.
+    """
+    norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+    d = np.where(norms > 0, norms, 1.0)
+    Xs = X / d
+    res = fit_mcm(Xs @ Xs.T, y, C=C, method=method, sv_tol=sv_tol)
+    f = res.lp["A"] @ res.lp["x"][:res.lp["p"]]  # K lambda = A theta (range form)
+    w = np.linalg.lstsq(Xs, f, rcond=None)[0] / d
+    lam = np.linalg.lstsq(X.T, w, rcond=None)[0]
+    res.coef = lam
+    res.support = np.flatnonzero(np.abs(lam) > sv_tol * float(np.max(np.abs(lam), initial=0)))
+    return res, w
+
+
+class _ConformalBase(_BinaryKernelClassifier):
+    """Steps 1-7 of the conformal kernel algorithm; the final learner is set by subclasses."""
+
+    def _final_fit(self, K, yb):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        positive_scalar(self.C, "C")
+        positive_scalar(self.D, "D")
+        check_choice(self.cores, "cores", ("support", "all"))
+        X, y = validate_data(self, X, y, dtype=float)
+        yb = _binary_targets(self, y)
+        # step 1: zero mean, unit variance (training statistics)
+        self.mean_ = X.mean(axis=0)
+        sd = X.std(axis=0)
+        self.scale_ = np.where(sd > 0, sd, 1.0)
+        Z = (X - self.mean_) / self.scale_
+        self._gamma0 = _gamma_value(self.gamma, Z, "gamma")
+        self._gamma1 = (self._gamma0 if self.conformal_gamma is None
+                        else _gamma_value(self.conformal_gamma, Z, "conformal_gamma"))
+        K0 = rbf_kernel(Z, gamma=self._gamma0)
+        # step 2: base MCM, empirical cores = its support vectors
+        self.base_result_ = fit_mcm(K0, yb, C=self.C, l1=self.l1, sv_tol=self.sv_tol)
+        idx = (self.base_result_.support if self.cores == "support"
+               else np.arange(Z.shape[0]))
+        self.fallback_ = None
+        if idx.size == 0:
+            # documented fallback: no empirical cores -> c == 1, the basic kernel unchanged
+            self.fallback_ = "no empirical cores: conformal factor c = 1"
+            self.cores_ = Z[:0]
+            self.alpha_ = np.array([1.0])
+            self.conformal_ = None
+            c = np.ones(Z.shape[0])
+        else:
+            self.cores_ = Z[idx]
+            K1 = conformal_basis(Z, self.cores_, gamma=self._gamma1)
+            # steps 3-5: scatter matrices, eigenproblem, factor c
+            self.conformal_ = optimize_conformal(K0, yb, K1, D=self.D)
+            self.alpha_ = self.conformal_.alpha
+            c = self.conformal_.c_train
+        # steps 6-7: optimized kernel, final learner
+        self._Z = Z
+        self._c_train = c
+        self._final_fit(conformal_kernel(K0, c), yb)
+        return self
+
+    def _factor(self, Z):
+        if self.cores_.shape[0] == 0:
+            return np.ones(Z.shape[0])
+        return conformal_basis(Z, self.cores_, gamma=self._gamma1) @ self.alpha_
+
+    def test_kernel(self, X):
+        """Conformal kernel between new points and the training points: ``c(x) c(x_j) k0``."""
+        check_is_fitted(self, "alpha_")
+        X = validate_data(self, X, dtype=float, reset=False)
+        Z = (X - self.mean_) / self.scale_
+        K0 = rbf_kernel(Z, self._Z, gamma=self._gamma0)
+        return conformal_kernel(K0, self._factor(Z), self._c_train)
+
+
+class ConformalMCMClassifier(_ConformalBase):
+    """MCM with a conformally optimized RBF kernel (the 8-step algorithm of Badge et al.).
+
+    1. standardize with training statistics; 2. base MCM with ``k0 = rbf(gamma)``; its support
+    vectors are the empirical cores ``a_i`` (``cores="all"`` uses every training point);
+    3. ``B0, W0`` (eqs. (38)-(39)); 4. the eigenproblem (41) with ridge ``D``; 5. the factor
+    ``c(x) = alpha_0 + sum_i alpha_i exp(-conformal_gamma ||x - a_i||^2)``; 6. the kernel
+    ``c(x) c(x') k0(x, x')``; 7. the final MCM on it; 8. prediction with the *test-vs-train*
+    conformal kernel (never the training kernel).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+    gamma : float or "scale", default "scale"
+        Width of the basic kernel ``k0`` (on standardized features).
+    conformal_gamma : float, "scale" or None, default None
+        Width of ``k1``; None uses ``gamma``.
+    D : float, default 1e-3
+        Ridge of eq. (41).
+    l1 : float, default 0.0
+        Norm of ``lambda`` in both MCM fits (see :func:`fit_mcm`).
+    cores : {"support", "all"}, default "support"
+    sv_tol : float, default 1e-8
+
+    Attributes
+    ----------
+    classes_, base_result_, cores_, alpha_, conformal_ (:class:`ConformalSolution` or None when
+    the documented fallback ``c = 1`` was used because there were no cores; ``fallback_`` says
+    so), result_, support_, n_support_, dual_coef_, intercept_, h_.
+    """
+
+    def __init__(self, C=1.0, gamma="scale", conformal_gamma=None, D=1e-3, l1=0.0,
+                 cores="support", sv_tol=1e-8):
+        self.C = C
+        self.gamma = gamma
+        self.conformal_gamma = conformal_gamma
+        self.D = D
+        self.l1 = l1
+        self.cores = cores
+        self.sv_tol = sv_tol
+
+    def _final_fit(self, K, yb):
+        res = fit_mcm(K, yb, C=self.C, l1=self.l1, sv_tol=self.sv_tol)
+        self.result_ = res
+        self.support_ = res.support
+        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
+                                   dtype=np.int32)
+        self.dual_coef_ = res.coef[res.support]
+        self.intercept_ = res.intercept
+        self.h_ = res.h
+        self._coef_full = res.coef
+
+    def decision_function(self, X):
+        check_is_fitted(self, "result_")
+        return self.test_kernel(X) @ self._coef_full + self.intercept_
+
+
+class ConformalSVMClassifier(_ConformalBase):
+    """The comparison: the same conformal kernel (cores from a base MCM) fed to ``SVC``.
+
+    Parameters as :class:`ConformalMCMClassifier`; ``C`` is used both by the base MCM that
+    finds the cores and by the final ``SVC(kernel="precomputed", C=C)``.
+    """
+
+    def __init__(self, C=1.0, gamma="scale", conformal_gamma=None, D=1e-3, l1=0.0,
+                 cores="support", sv_tol=1e-8):
+        self.C = C
+        self.gamma = gamma
+        self.conformal_gamma = conformal_gamma
+        self.D = D
+        self.l1 = l1
+        self.cores = cores
+        self.sv_tol = sv_tol
+
+    def _final_fit(self, K, yb):
+        self.svc_ = SVC(kernel="precomputed", C=float(self.C)).fit(K, yb)
+        self.support_ = self.svc_.support_
+        self.n_support_ = self.svc_.n_support_
+        self.dual_coef_ = self.svc_.dual_coef_.ravel()
+        self.intercept_ = float(self.svc_.intercept_[0])
+
+    def decision_function(self, X):
+        check_is_fitted(self, "svc_")
+        return self.svc_.decision_function(self.test_kernel(X))

@@ -1,0 +1,398 @@
+"""Compiled inner loop of the lean SVM path (numba; see :mod:`pathlib_core.primer._svm_fast`).
+
+One call processes plain single-index events in one direction of ``C`` (downward or upward)
+until the path ends, a re-factorization is due, or an event needs the generic engine; the
+caller (Python) keeps the records and handles everything else. The arithmetic is that of the
+module docstring of :mod:`pathlib_core.primer._svm_fast`:
+
+* segment: ``[alpha_E; b/s] = Minv @ (r0 + C r1)`` with ``r0 = [1; 0]`` and
+  ``r1 = [-(Q_{EL} 1); -s y_L' 1]`` (``s`` the engine's scaling of the row ``y'``);
+* gradient ``g = Q alpha - 1 + b y`` affine in ``C``, ``O(n |E|)`` from the rows of ``Q_E``
+  and the running sum ``s_L = Q_{:L} 1``;
+* slacks per unit step toward ``C_end``: ``alpha_i`` and ``C - alpha_i`` on the elbow,
+  ``-g_i`` on the left set (``alpha = C``), ``g_i`` on the right set (``alpha = 0``); their
+  rates are the slopes in ``C`` times ``-d`` (``d = -1`` downward, ``+1`` upward);
+* bordering / downdating of ``Minv`` when an index enters / leaves the elbow;
+* each breakpoint refined to the root of the changed index's value on the new segment, so
+  that its accuracy is relative to the breakpoint itself (not to the ``C`` the step started
+  from, which may be many orders of magnitude larger or smaller).
+
+Status codes returned: ``0`` the end was reached, ``1`` a re-factorization is due (the caller
+rebuilds ``Minv`` and ``s_L`` exactly and calls again), ``2`` the next event needs the generic
+engine (tie, zero-length step, singular update, wrong-way index, drift, infeasibility, empty
+elbow), ``3`` a bordering met a negative Schur complement beyond rounding (negative
+curvature: the caller checks the kernel for positive semi-definiteness). Runs as plain Python
+when numba is unavailable or ``NUMBA_DISABLE_JIT=1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:  # pragma: no cover - exercised through the import
+    from numba import njit
+except ImportError:  # pragma: no cover
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+FREE, LOWER, UPPER = 0, 1, 2
+END, REFACTOR, FALLBACK, NOT_PSD = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1):
+    """Segment through the current factorization; returns (b0, b1) (A0/A1/g0/g1 written)."""
+    n = y.shape[0]
+    sol0 = np.zeros(k)
+    sol1 = np.zeros(k)
+    for r in range(k):
+        acc0 = 0.0
+        acc1 = 0.0
+        for c in range(k):
+            key = keys[c]
+            m = Minv[r, c]
+            if key >= 0:
+                acc0 += m
+                acc1 -= m * sL[key]
+            else:
+                acc1 -= m * s * yL
+        sol0[r] = acc0
+        sol1[r] = acc1
+    # one step of iterative refinement with the same inverse (kept up to date by rank-one
+    # updates, it solves an ill-conditioned elbow system only to ~cond * eps): residuals of
+    # [[Q_EE, s y_E], [s y_E', 0]] sol = rhs, then sol += Minv @ residual
+    r0 = np.empty(k)
+    r1 = np.empty(k)
+    for r in range(k):
+        j = keys[r]
+        if j >= 0:
+            acc0 = 1.0
+            acc1 = -sL[j]
+            for c in range(k):
+                kc = keys[c]
+                q = Q[j, kc] if kc >= 0 else s * y[j]
+                acc0 -= q * sol0[c]
+                acc1 -= q * sol1[c]
+        else:
+            acc0 = 0.0
+            acc1 = -s * yL
+            for c in range(k):
+                kc = keys[c]
+                if kc >= 0:
+                    acc0 -= s * y[kc] * sol0[c]
+                    acc1 -= s * y[kc] * sol1[c]
+        r0[r] = acc0
+        r1[r] = acc1
+    for r in range(k):
+        acc0 = 0.0
+        acc1 = 0.0
+        for c in range(k):
+            acc0 += Minv[r, c] * r0[c]
+            acc1 += Minv[r, c] * r1[c]
+        sol0[r] += acc0
+        sol1[r] += acc1
+    b0 = 0.0
+    b1 = 0.0
+    for r in range(k):
+        if keys[r] < 0:
+            b0 = sol0[r] * s
+            b1 = sol1[r] * s
+    for i in range(n):
+        g0[i] = -1.0 + b0 * y[i]
+        g1[i] = sL[i] + b1 * y[i]
+    for r in range(k):
+        j = keys[r]
+        if j >= 0:
+            A0[j] = sol0[r]
+            A1[j] = sol1[r]
+            a0 = sol0[r]
+            a1 = sol1[r]
+            for i in range(n):
+                q = Q[j, i]
+                g0[i] += a0 * q
+                g1[i] += a1 * q
+    return b0, b1
+
+
+@njit(cache=True)
+def _drift(st, C, g0, g1):
+    n = st.shape[0]
+    gs = 1.0
+    ge = 0.0
+    for i in range(n):
+        g = abs(g0[i] + C * g1[i])
+        if g > gs:
+            gs = g
+        if st[i] == FREE and g > ge:
+            ge = g
+    return ge / gs
+
+
+@njit(cache=True)
+def _border_add(Q, y, s, keys, k, Minv, j, sing_tol, p_scale):
+    """Append key j to the factorization.
+
+    Returns 1 (done), 0 (the Schur complement is ~0: a singular update) or -1 (it is negative
+    beyond rounding: negative curvature, the kernel is not positive semi-definite).
+    """
+    c = np.empty(k)
+    for r in range(k):
+        key = keys[r]
+        c[r] = Q[key, j] if key >= 0 else s * y[j]
+    u = np.zeros(k)
+    for r in range(k):
+        acc = 0.0
+        for q in range(k):
+            acc += Minv[r, q] * c[q]
+        u[r] = acc
+    cu = 0.0
+    for r in range(k):
+        cu += c[r] * u[r]
+    d = Q[j, j]
+    sch = d - cu
+    ref = max(abs(d), abs(cu), p_scale)
+    if not np.isfinite(sch):
+        return 0
+    if sch < -sing_tol * ref:
+        # the bordered matrix gains a second negative eigenvalue: Q is not positive
+        # semi-definite on the null space of the equality row (negative curvature)
+        return -1
+    if abs(sch) <= sing_tol * ref:
+        return 0
+    for r in range(k):
+        for q in range(k):
+            Minv[r, q] += u[r] * u[q] / sch
+        Minv[r, k] = -u[r] / sch
+        Minv[k, r] = -u[r] / sch
+    Minv[k, k] = 1.0 / sch
+    keys[k] = j
+    return 1
+
+
+@njit(cache=True)
+def _border_remove(keys, k, Minv, j, sing_tol):
+    """Remove key j from the factorization (the last key moves into its place)."""
+    pos = -1
+    for r in range(k):
+        if keys[r] == j:
+            pos = r
+    if pos < 0:
+        return False
+    e = Minv[pos, pos]
+    ref = 1e-300
+    for r in range(k):
+        for q in range(k):
+            if abs(Minv[r, q]) > ref:
+                ref = abs(Minv[r, q])
+    if not np.isfinite(e) or abs(e) <= sing_tol * ref:
+        return False
+    col = Minv[:k, pos].copy()
+    for r in range(k):
+        for q in range(k):
+            Minv[r, q] -= col[r] * col[q] / e
+    last = k - 1
+    if pos != last:  # move the last row/column into the removed slot
+        for r in range(k):
+            Minv[pos, r] = Minv[last, r]
+        for r in range(k):
+            Minv[r, pos] = Minv[r, last]
+        Minv[pos, pos] = Minv[last, last]
+        keys[pos] = keys[last]
+    return True
+
+
+@njit(cache=True)
+def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, tie_tol,
+        zero_tol, drift_tol, sing_tol, p_scale, out_C, out_i, out_new, out_x, out_b, d):
+    """Process events from the exact breakpoint ``C`` toward ``C_end``; see the module docstring.
+
+    ``d = -1.0`` traces downward (``C_end < C``), ``d = +1.0`` upward. Returns ``(status,
+    n_recorded, k, yL, max_drift)``; recorded breakpoints are written to ``out_*`` (``out_i =
+    -1`` marks the end point at ``C_end``). ``st``, ``keys``, ``Minv`` and ``sL`` are updated in
+    place up to the last recorded breakpoint (after a ``FALLBACK`` or ``NOT_PSD`` the caller
+    restarts from its own records).
+    """
+    m_dir = -d  # slopes in C times m_dir: rates of decrease per unit step toward C_end
+    n = y.shape[0]
+    A0 = np.zeros(n)
+    A1 = np.zeros(n)
+    g0 = np.empty(n)
+    g1 = np.empty(n)
+    max_drift = 0.0
+    n_rec = 0
+    n_upd = 0
+    cap = out_C.shape[0]
+    nfree = 0
+    for i in range(n):
+        if st[i] == FREE:
+            nfree += 1
+    if nfree == 0:
+        return FALLBACK, 0, k, yL, max_drift
+    b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
+    dr = _drift(st, C, g0, g1)
+    if dr > drift_tol:
+        return REFACTOR if n_upd > 0 else FALLBACK, 0, k, yL, max_drift
+    max_drift = max(max_drift, dr)
+    while True:
+        # ---- next event below C ----
+        gs = 1.0
+        dgs = 1e-300
+        dxs = 1.0
+        for i in range(n):
+            g = abs(g0[i] + C * g1[i])
+            if g > gs:
+                gs = g
+            if abs(g1[i]) > dgs:
+                dgs = abs(g1[i])
+            if st[i] == FREE and abs(A1[i]) > dxs:
+                dxs = abs(A1[i])
+        rtol_d = max(1e-9 * dgs, zero_tol * gs / C)
+        rtol_p = max(1e-9 * dxs, zero_tol)
+        t1 = np.inf
+        t2 = np.inf
+        ib = -1
+        nb = 0
+        bad = False
+        for i in range(n):
+            si = st[i]
+            if si == FREE:
+                a = A0[i] + C * A1[i]
+                if a < -1e3 * zero_tol * C or a > C * (1.0 + 1e3 * zero_tol):
+                    bad = True
+                a1 = m_dir * A1[i]
+                if a1 > rtol_p:
+                    t = max(a, 0.0) / a1
+                    if t < t1:
+                        t2 = t1
+                        t1, ib, nb = t, i, LOWER
+                    elif t < t2:
+                        t2 = t
+                u1 = m_dir * (1.0 - A1[i])
+                if u1 > rtol_p:
+                    t = max(C - a, 0.0) / u1
+                    if t < t1:
+                        t2 = t1
+                        t1, ib, nb = t, i, UPPER
+                    elif t < t2:
+                        t2 = t
+            else:
+                g = g0[i] + C * g1[i]
+                sg = 1.0 if si == LOWER else -1.0
+                v = sg * g
+                if v < -1e3 * zero_tol * gs:
+                    bad = True
+                rb = m_dir * sg * g1[i]
+                if rb > rtol_d:
+                    t = max(v, 0.0) / rb
+                    if t < t1:
+                        t2 = t1
+                        t1, ib, nb = t, i, FREE
+                    elif t < t2:
+                        t2 = t
+        if bad:
+            return FALLBACK, n_rec, k, yL, max_drift
+        span = d * (C_end - C)
+        ttol = tie_tol * C
+        if ib < 0 or t1 >= span - ttol:
+            if not until_last:
+                out_C[n_rec] = C_end
+                out_i[n_rec] = -1
+                out_new[n_rec] = -1
+                for i in range(n):
+                    out_x[n_rec, i] = C_end if st[i] == UPPER else 0.0
+                    if st[i] == FREE:
+                        out_x[n_rec, i] = A0[i] + C_end * A1[i]
+                out_b[n_rec] = b0 + C_end * b1
+                n_rec += 1
+            return END, n_rec, k, yL, max_drift
+        if t1 <= ttol:
+            return FALLBACK, n_rec, k, yL, max_drift
+        if t2 - t1 <= tie_tol * max(C, t1):
+            return FALLBACK, n_rec, k, yL, max_drift
+        if n_upd >= max_updates or n_rec + 2 > cap:
+            return REFACTOR, n_rec, k, yL, max_drift
+        C_ev = C + d * t1
+        i = ib
+        old = st[i]
+        # ---- update the factorization and the running sums ----
+        if nb == FREE:
+            code = _border_add(Q, y, s, keys, k, Minv, i, sing_tol, p_scale)
+            if code < 0:
+                return NOT_PSD, n_rec, k, yL, max_drift
+            if code == 0:
+                return FALLBACK, n_rec, k, yL, max_drift
+            k += 1
+        else:
+            ok = _border_remove(keys, k, Minv, i, sing_tol)
+            if not ok:
+                return FALLBACK, n_rec, k, yL, max_drift
+            k -= 1
+        n_upd += 1
+        if nb == UPPER:
+            for q in range(n):
+                sL[q] += Q[i, q]
+            yL += y[i]
+        if old == UPPER:
+            for q in range(n):
+                sL[q] -= Q[i, q]
+            yL -= y[i]
+        st[i] = nb
+        if nb != FREE:
+            nfree -= 1
+        else:
+            nfree += 1
+        if nfree == 0:
+            # empty elbow below this event: the intercept is undetermined (engine)
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        A0[i] = 0.0
+        A1[i] = 0.0
+        b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
+        dr = _drift(st, C_ev, g0, g1)
+        if dr > drift_tol:
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        max_drift = max(max_drift, dr)
+        # ---- the changed index must move into its new set in the tracing direction ----
+        if nb == FREE:
+            if old == LOWER:
+                ok = d * A1[i] > 0.0
+                c0, c1 = A0[i], A1[i]
+            else:
+                ok = d * (1.0 - A1[i]) > 0.0
+                c0, c1 = A0[i], A1[i] - 1.0
+        elif nb == LOWER:
+            ok = d * g1[i] > 0.0
+            c0, c1 = g0[i], g1[i]
+        else:
+            ok = -d * g1[i] > 0.0
+            c0, c1 = g0[i], g1[i]
+        if not ok:
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        # ---- refine the breakpoint: root of the changed index's value on the new segment
+        # (computed from the segment's own coefficients, so its accuracy is relative to the
+        # breakpoint, not to the parameter the step started from)
+        if c1 != 0.0:
+            C_star = -c0 / c1
+            if abs(C_star - C_ev) <= 1e-6 * C_ev and d * (C_star - C) > 0.0:
+                C_ev = C_star
+        if d * (C_ev - C_end) >= 0.0:
+            st[i] = old
+            return FALLBACK, n_rec, k, yL, max_drift
+        C = C_ev
+        out_C[n_rec] = C
+        out_i[n_rec] = i
+        out_new[n_rec] = nb
+        for q in range(n):
+            sq = st[q]
+            if sq == UPPER:
+                out_x[n_rec, q] = C
+            elif sq == FREE:
+                out_x[n_rec, q] = A0[q] + C * A1[q]
+            else:
+                out_x[n_rec, q] = 0.0
+        out_b[n_rec] = b0 + C * b1
+        n_rec += 1

@@ -1,0 +1,324 @@
+r"""Compiled inner loop of the lean S3VM CP-step (numba; see :mod:`pathlib_core.s3vm._fast`).
+
+The CP-step of the S3VM path (Ogawa et al. 2013, Algorithm 2) follows the box QP
+
+.. math::
+
+    \min_\theta \tfrac12 \theta^\top Q \theta + q^\top \theta
+    \quad\text{s.t.}\quad 0 \le \theta \le u_0 + t\,u_1
+
+upward in ``t = C^*`` (no equality row: the bias is fixed). With the free set ``F``, the
+upper set ``U`` (``theta = u_0 + t u_1``) and the lower set (``theta = 0``) fixed,
+
+.. math::
+
+    Q_{FF}\,\theta_F = -q_F - s_{0,F} - t\, s_{1,F}, \qquad
+    s_0 = Q_{:U} u_{0,U}, \; s_1 = Q_{:U} u_{1,U},
+
+so ``theta_F`` and the gradient ``g = Q theta + q = q + s_0 + t s_1 + Q_{:F} theta_F`` are
+affine in ``t`` and cost ``O(n |F|)`` per segment with the running sums ``s_0, s_1``. The
+inverse of ``Q_FF`` is updated by bordering / downdating (the same formulas as
+:mod:`pathlib_core.primer._svm_kernel`, copied here without the equality row).
+
+Events as ``t`` grows: a free ``theta_i`` reaches 0 or its upper bound; a lower-bound point's
+gradient reaches 0 from above; an upper-bound point's gradient reaches 0 from below. After
+every event the watched margins ``y_i f(x_i) = g_i + 1`` are compared with their stop levels
+(the polytope boundary of the S3VM); the loop ends at the first breakpoint where one is
+reached.
+
+Status codes: ``0`` the end ``t_end`` was reached, ``1`` a re-factorization is due, ``2`` the
+next event needs the generic engine (tie, zero-length step, singular update, wrong-way index,
+drift, infeasibility), ``3`` the stop rule fired at the last recorded breakpoint, ``4`` a
+bordering met a negative Schur complement beyond rounding (negative curvature: the caller
+checks the kernel for positive semi-definiteness).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# shared with the SVM loop: the downdate of the inverse and the drift measure are the same
+from ..primer._svm_kernel import _border_remove, _drift
+
+try:  # pragma: no cover - exercised through the import
+    from numba import njit
+except ImportError:  # pragma: no cover
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+FREE, LOWER, UPPER = 0, 1, 2
+END, REFACTOR, FALLBACK, STOP, NOT_PSD = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1):
+    """Segment through the current inverse, with one step of iterative refinement."""
+    n = q.shape[0]
+    sol0 = np.zeros(k)
+    sol1 = np.zeros(k)
+    for r in range(k):
+        acc0 = 0.0
+        acc1 = 0.0
+        for c in range(k):
+            j = keys[c]
+            m = Minv[r, c]
+            acc0 -= m * (q[j] + s0[j])
+            acc1 -= m * s1[j]
+        sol0[r] = acc0
+        sol1[r] = acc1
+    r0 = np.empty(k)
+    r1 = np.empty(k)
+    for r in range(k):
+        j = keys[r]
+        acc0 = -(q[j] + s0[j])
+        acc1 = -s1[j]
+        for c in range(k):
+            qq = Q[j, keys[c]]
+            acc0 -= qq * sol0[c]
+            acc1 -= qq * sol1[c]
+        r0[r] = acc0
+        r1[r] = acc1
+    for r in range(k):
+        acc0 = 0.0
+        acc1 = 0.0
+        for c in range(k):
+            acc0 += Minv[r, c] * r0[c]
+            acc1 += Minv[r, c] * r1[c]
+        sol0[r] += acc0
+        sol1[r] += acc1
+    for i in range(n):
+        g0[i] = q[i] + s0[i]
+        g1[i] = s1[i]
+    for r in range(k):
+        j = keys[r]
+        a0 = sol0[r]
+        a1 = sol1[r]
+        A0[j] = a0
+        A1[j] = a1
+        for i in range(n):
+            qq = Q[j, i]
+            g0[i] += a0 * qq
+            g1[i] += a1 * qq
+
+
+@njit(cache=True)
+def _border_add(Q, keys, k, Minv, j, sing_tol, p_scale):
+    """Append index j to the inverse of ``Q_FF``: 1 (done), 0 (the Schur complement is ~0)
+    or -1 (it is negative beyond rounding: negative curvature, ``Q`` is not PSD)."""
+    c = np.empty(k)
+    for r in range(k):
+        c[r] = Q[keys[r], j]
+    u = np.zeros(k)
+    for r in range(k):
+        acc = 0.0
+        for s in range(k):
+            acc += Minv[r, s] * c[s]
+        u[r] = acc
+    cu = 0.0
+    for r in range(k):
+        cu += c[r] * u[r]
+    d = Q[j, j]
+    sch = d - cu
+    ref = max(abs(d), abs(cu), p_scale)
+    if not np.isfinite(sch):
+        return 0
+    if sch < -sing_tol * ref:
+        return -1
+    if abs(sch) <= sing_tol * ref:
+        return 0
+    for r in range(k):
+        for s in range(k):
+            Minv[r, s] += u[r] * u[s] / sch
+        Minv[r, k] = -u[r] / sch
+        Minv[k, r] = -u[r] / sch
+    Minv[k, k] = 1.0 / sch
+    keys[k] = j
+    return 1
+
+
+@njit(cache=True)
+def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_updates,
+        tie_tol, zero_tol, drift_tol, sing_tol, p_scale, out_t, out_i, out_new, out_x):
+    """Process events upward from the exact breakpoint ``t``; see the module docstring.
+
+    Returns ``(status, n_recorded, max_drift)``; breakpoints are written to ``out_*``
+    (``out_i = -1`` marks the end point at ``t_end``). ``watch`` (indices) and ``level``:
+    the loop stops (status 3) at the first breakpoint where ``g_i + 1 <= level_i``.
+    """
+    n = q.shape[0]
+    A0 = np.zeros(n)
+    A1 = np.zeros(n)
+    g0 = np.empty(n)
+    g1 = np.empty(n)
+    max_drift = 0.0
+    n_rec = 0
+    n_upd = 0
+    cap = out_t.shape[0]
+    _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1)
+    d = _drift(st, t, g0, g1)
+    if d > drift_tol:
+        return FALLBACK, 0, max_drift
+    max_drift = max(max_drift, d)
+    while True:
+        # ---- next event above t ----
+        gs = 1.0
+        dgs = 1e-300
+        dxs = 1.0
+        xs = 1.0
+        for i in range(n):
+            g = abs(g0[i] + t * g1[i])
+            if g > gs:
+                gs = g
+            if abs(g1[i]) > dgs:
+                dgs = abs(g1[i])
+            u = ub0[i] + t * ub1[i]
+            if u > xs:
+                xs = u
+            if st[i] == FREE and abs(A1[i]) > dxs:
+                dxs = abs(A1[i])
+        tsc = max(t, 1.0)
+        rtol_d = max(1e-9 * dgs, zero_tol * gs / tsc)
+        rtol_p = max(1e-9 * dxs, zero_tol)
+        t1 = np.inf
+        t2 = np.inf
+        ib = -1
+        nb = 0
+        bad = False
+        for i in range(n):
+            si = st[i]
+            if si == FREE:
+                a = A0[i] + t * A1[i]
+                u = ub0[i] + t * ub1[i]
+                if a < -1e3 * zero_tol * xs or a > u + 1e3 * zero_tol * xs:
+                    bad = True
+                r = -A1[i]
+                if r > rtol_p:
+                    tau = max(a, 0.0) / r
+                    if tau < t1:
+                        t2 = t1
+                        t1, ib, nb = tau, i, LOWER
+                    elif tau < t2:
+                        t2 = tau
+                r = A1[i] - ub1[i]
+                if r > rtol_p:
+                    tau = max(u - a, 0.0) / r
+                    if tau < t1:
+                        t2 = t1
+                        t1, ib, nb = tau, i, UPPER
+                    elif tau < t2:
+                        t2 = tau
+            else:
+                g = g0[i] + t * g1[i]
+                sg = 1.0 if si == LOWER else -1.0
+                v = sg * g
+                if v < -1e3 * zero_tol * gs:
+                    bad = True
+                r = -sg * g1[i]
+                if r > rtol_d:
+                    tau = max(v, 0.0) / r
+                    if tau < t1:
+                        t2 = t1
+                        t1, ib, nb = tau, i, FREE
+                    elif tau < t2:
+                        t2 = tau
+        if bad:
+            return FALLBACK, n_rec, max_drift
+        span = t_end - t
+        ttol = tie_tol * t
+        if ib < 0 or t1 >= span - ttol:
+            out_t[n_rec] = t_end
+            out_i[n_rec] = -1
+            out_new[n_rec] = -1
+            for i in range(n):
+                if st[i] == UPPER:
+                    out_x[n_rec, i] = ub0[i] + t_end * ub1[i]
+                elif st[i] == FREE:
+                    out_x[n_rec, i] = A0[i] + t_end * A1[i]
+                else:
+                    out_x[n_rec, i] = 0.0
+            n_rec += 1
+            return END, n_rec, max_drift
+        if t1 <= ttol:
+            return FALLBACK, n_rec, max_drift
+        if t2 - t1 <= tie_tol * max(t + t1, 1e-300):
+            return FALLBACK, n_rec, max_drift
+        if n_upd >= max_updates or n_rec + 2 > cap:
+            return REFACTOR, n_rec, max_drift
+        t_ev = t + t1
+        i = ib
+        old = st[i]
+        # ---- update the inverse and the running sums ----
+        if nb == FREE:
+            code = _border_add(Q, keys, k, Minv, i, sing_tol, p_scale)
+            if code < 0:
+                return NOT_PSD, n_rec, max_drift
+            if code == 0:
+                return FALLBACK, n_rec, max_drift
+            k += 1
+        else:
+            if not _border_remove(keys, k, Minv, i, sing_tol):
+                return FALLBACK, n_rec, max_drift
+            k -= 1
+        n_upd += 1
+        if nb == UPPER:
+            for j in range(n):
+                s0[j] += Q[i, j] * ub0[i]
+                s1[j] += Q[i, j] * ub1[i]
+        if old == UPPER:
+            for j in range(n):
+                s0[j] -= Q[i, j] * ub0[i]
+                s1[j] -= Q[i, j] * ub1[i]
+        st[i] = nb
+        A0[i] = 0.0
+        A1[i] = 0.0
+        _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1)
+        d = _drift(st, t_ev, g0, g1)
+        if d > drift_tol:
+            st[i] = old
+            return FALLBACK, n_rec, max_drift
+        max_drift = max(max_drift, d)
+        # ---- the changed index must move into its new set as t grows ----
+        if nb == FREE:
+            if old == LOWER:
+                ok = A1[i] > 0.0
+                c0, c1 = A0[i], A1[i]
+            else:
+                ok = A1[i] - ub1[i] < 0.0
+                c0, c1 = A0[i] - ub0[i], A1[i] - ub1[i]
+        elif nb == LOWER:
+            ok = g1[i] > 0.0
+            c0, c1 = g0[i], g1[i]
+        else:
+            ok = g1[i] < 0.0
+            c0, c1 = g0[i], g1[i]
+        if not ok:
+            st[i] = old
+            return FALLBACK, n_rec, max_drift
+        # ---- refine the breakpoint: root of the changed index's value on the new segment
+        if c1 != 0.0:
+            t_star = -c0 / c1
+            if abs(t_star - t_ev) <= 1e-6 * t_ev and t_star > t:
+                t_ev = t_star
+        if t_ev >= t_end:
+            st[i] = old
+            return FALLBACK, n_rec, max_drift
+        t = t_ev
+        out_t[n_rec] = t
+        out_i[n_rec] = i
+        out_new[n_rec] = nb
+        for j in range(n):
+            sj = st[j]
+            if sj == UPPER:
+                out_x[n_rec, j] = ub0[j] + t * ub1[j]
+            elif sj == FREE:
+                out_x[n_rec, j] = A0[j] + t * A1[j]
+            else:
+                out_x[n_rec, j] = 0.0
+        n_rec += 1
+        # ---- stop rule: a watched margin g_i + 1 reached its level ----
+        for r in range(watch.shape[0]):
+            j = watch[r]
+            if g0[j] + t * g1[j] + 1.0 <= level[r]:
+                return STOP, n_rec, max_drift

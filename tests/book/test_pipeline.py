@@ -1,0 +1,340 @@
+"""Tests of the build pipeline: notebooks, table of contents, results, figures, pages."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from pathlib_core.experiments.results import Results, atomic_write_text, compare_values
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import check_toc  # noqa: E402
+import generate_pages  # noqa: E402
+import record_full_run  # noqa: E402
+
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_notebook_has_parameters_cell_and_no_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    params = [c for c in nb.cells
+              if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1, "exactly one code cell must be tagged 'parameters'"
+    src = params[0].source
+    assert "MODE" in src and "SEED" in src, "the parameters cell must define MODE and SEED"
+    for c in nb.cells:
+        if c.cell_type == "code":
+            assert not c.outputs, "notebooks are stored without outputs"
+            assert c.execution_count is None, "notebooks are stored without execution counts"
+            assert "pip install" not in c.source, "never pip install inside a notebook"
+
+
+def test_toc_lists_every_notebook_once():
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    listed = [f.removesuffix(".ipynb") for f in check_toc.toc_files(toc)]
+    for entry in check_toc.expected_entries(ROOT):
+        assert listed.count(entry) == 1, entry
+    for entry in listed:
+        assert (ROOT / "book" / (entry + ".md")).exists() or entry.startswith(
+            ("executed/", "generated/")), f"{entry} in _toc.yml has no source file"
+
+
+def test_no_figure_or_build_file_is_tracked_by_git():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip("not a git checkout")
+    tracked = out.stdout.split()
+    figures = [f for f in tracked if f.endswith((".svg", ".png", ".pdf", ".jpg"))
+               and not f.startswith(("book/_static/", "book/images/"))]
+    assert figures == []
+    assert not [f for f in tracked if f.startswith(("build/", "book/executed/",
+                                                    "book/generated/", "book/_build/"))]
+
+
+def test_results_save_is_atomic_json_and_validates_claims(tmp_path):
+    r = Results(mode="quick", seed=3, notebook="primer/x")
+    r.record("n_breakpoints", 12, "number of breakpoints")
+    r.claim("c1", paper="primer", text="t", paper_value="O(n)", ours="12", verdict="matches")
+    with pytest.raises(ValueError, match="needs a reason"):
+        r.claim("c2", paper="primer", text="t", paper_value=1, ours=2, verdict="differs")
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        r.claim("c3", paper="primer", text="t", paper_value=1, ours=2, verdict="ok")
+    with pytest.raises(ValueError, match="already recorded"):
+        r.claim("c1", paper="primer", text="t", paper_value=1, ours=1, verdict="matches")
+    with pytest.raises(ValueError, match="part keys"):  # a citation is not a part key
+        r.claim("c4", paper="Badge et al. 2021", text="t", paper_value=1, ours=1,
+                verdict="matches")
+    path = r.save(tmp_path)
+    assert path.name == "primer__x.json"
+    data = json.loads(path.read_text())
+    assert data["numbers"]["n_breakpoints"] == 12 and data["seed"] == 3
+    assert data["claims"][0]["notebook"] == "primer/x"
+    assert not list(tmp_path.glob(".*tmp")), "no temporary file is left behind"
+    with pytest.raises(ValueError, match="mode"):
+        Results(mode="bogus", seed=0)
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path):
+    target = tmp_path / "a.json"
+    atomic_write_text(target, "old")
+
+    with pytest.raises(TypeError):
+        atomic_write_text(target, 123)  # type: ignore[arg-type]
+    assert target.read_text() == "old"
+    assert not list(tmp_path.glob(".a.json.*"))
+
+
+def test_compare_values():
+    assert compare_values(1.05, 1.0, rel_tol=0.1) == "matches"
+    assert compare_values(1.2, 1.0, rel_tol=0.1) == "differs"
+    assert compare_values(float("nan"), 1.0) == "differs"
+
+
+_FIGURE_SCRIPT = """
+import sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from pathlib_core.experiments import plotting
+plotting.setup()
+fig, ax = plt.subplots()
+x = np.linspace(0, 1, 50)
+ax.plot(x, np.sin(6 * x), label="sin")
+ax.set_title("a title with $\\\\alpha$")
+ax.legend()
+print(plotting.save_figure(fig, "demo", directory=sys.argv[1]))
+"""
+
+
+def test_saved_figures_are_byte_identical_across_processes(tmp_path):
+    digests = []
+    for k in range(2):
+        out = subprocess.run([PY, "-c", _FIGURE_SCRIPT, str(tmp_path / str(k))],
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(k + 1)})
+        svg = Path(out.stdout.strip()).read_bytes()
+        assert b"<dc:date>" not in svg
+        digests.append(hashlib.sha256(svg).hexdigest())
+    assert digests[0] == digests[1]
+
+
+def test_save_figure_rejects_bad_names(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pathlib_core.experiments.plotting import save_figure
+
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="name"):
+        save_figure(fig, "../escape", directory=tmp_path)
+    plt.close(fig)
+
+
+def test_generated_pages_render_claims_benchmarks_and_status():
+    results = [{"claims": [{"id": "a", "paper": "primer", "text": "x | y", "paper_value": "1",
+                            "ours": "2", "verdict": "differs", "reason": "r",
+                            "notebook": "primer/n"}]}]
+    page = generate_pages.scoreboard(results)
+    assert "x \\| y" in page and "differs" in page and "## Primer" in page
+    assert page.count("## ") == 1, "each paper's section appears once"
+    other = generate_pages.scoreboard([{"claims": [dict(results[0]["claims"][0], paper="new")]}])
+    assert other.count("## ") == 1 and "## Paper `new`" in other
+    assert "No claims" in generate_pages.scoreboard([])
+    perf = generate_pages.performance([{"suite": "s", "results": [
+        {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
+         "goal": "<= 2x", "goal_met": True}]}])
+    assert "500.0 ms" in perf and "met" in perf
+    st = generate_pages.status([{"notebook": "a/b", "mode": "quick", "seed": 0,
+                                 "seconds": 1.5, "date": "d", "versions": {"numpy": "2"}}])
+    assert "`a/b`" in st and "1.5 s" in st
+
+
+def _fake_build(tmp_path: Path, mode: str, results_written=True) -> Path:
+    build = tmp_path / f"build_{mode}"
+    for sub in ("status", "results", "tables/p/nb"):
+        (build / sub).mkdir(parents=True)
+    (build / "status" / "p__nb.json").write_text(json.dumps(
+        {"notebook": "p/nb", "mode": mode, "seed": 3, "seconds": 5400.0, "date": "d",
+         "results_written": results_written, "versions": {"numpy": "2"}}))
+    (build / "results" / "p__nb.json").write_text(json.dumps(
+        {"claims": [{"id": "c", "verdict": "differs"}, {"id": "e", "verdict": "matches"}],
+         "numbers": {"x": 1.0}, "mode": mode, "seed": 3, "notebook": "p/nb"}))
+    (build / "tables" / "p" / "nb" / "t.json").write_text(json.dumps([{"a": 1}]))
+    return build
+
+
+def test_a_recorded_full_run_keeps_results_tables_and_provenance(tmp_path):
+    rec = record_full_run.gather(_fake_build(tmp_path, "full"), "p/nb", "abc1234")
+    assert rec["mode"] == "full" and rec["seconds"] == 5400.0 and rec["commit"] == "abc1234"
+    assert rec["results"]["numbers"] == {"x": 1.0} and rec["tables"] == {"t": [{"a": 1}]}
+    st = generate_pages.status([], [rec])
+    assert "## Recorded full-mode runs" in st and "`p/nb`" in st and "1.5 min" not in st
+    assert "90.0 min" in st and "`abc1234`" in st and "1 differs, 1 matches" in st
+    assert "None recorded yet." in generate_pages.status([], [])
+
+
+def test_a_resumed_full_run_records_the_time_of_every_attempt(tmp_path):
+    build = _fake_build(tmp_path, "full")  # status: 5400 s (the last attempt)
+    rec = record_full_run.gather(build, "p/nb", "abc", [3600.0, 5400.5])
+    assert rec["seconds"] == 9000.5 and rec["seconds_last_attempt"] == 5400.0
+    assert rec["attempt_seconds"] == [3600.0, 5400.5] and rec["parameters"] == {}
+    rec["parameters"] = {"N_JOBS": 2}
+    assert "2.50 h (2 attempts, resumed) with N_JOBS=2" in generate_pages.status([], [rec])
+    with pytest.raises(ValueError, match="shorter"):
+        record_full_run.gather(build, "p/nb", "abc", [9000.0, 60.0])
+    with pytest.raises(ValueError, match=">= 0"):
+        record_full_run.gather(build, "p/nb", "abc", [-1.0, 5400.0])
+
+
+@pytest.mark.parametrize("mode, written", [("quick", True), ("full", False)])
+def test_recording_refuses_a_quick_or_failed_run(tmp_path, mode, written):
+    with pytest.raises(ValueError, match="not 'full'|did not save"):
+        record_full_run.gather(_fake_build(tmp_path, mode, written), "p/nb", None)
+    with pytest.raises(ValueError, match="no status record"):
+        record_full_run.gather(tmp_path / "nowhere", "p/nb", None)
+
+
+def _tiny_notebook(path: Path, body: str):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('MODE = "quick"\nSEED = 0',
+                                          metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, path)
+
+
+@pytest.mark.slow
+def test_executor_injects_parameters_and_reports_a_failing_cell(tmp_path):
+    ok = tmp_path / "ok_nb.ipynb"
+    _tiny_notebook(ok, "from pathlib_core.experiments.results import Results\n"
+                       "r = Results(mode=MODE, seed=SEED)\nr.record('seed', SEED)\nr.save()")
+    build = tmp_path / "build"
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(ok),
+                          str(tmp_path / "out" / "ok.ipynb"), "--mode", "full", "--seed", "7",
+                          "--build-dir", str(build)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    data = json.loads((build / "results" / "ok_nb.json").read_text())
+    assert data["mode"] == "full" and data["numbers"]["seed"] == 7
+    status = json.loads((build / "status" / "ok_nb.json").read_text())
+    assert status["mode"] == "full" and status["seed"] == 7
+    assert isinstance(status["seconds"], float) and 0 < status["seconds"] < 600
+
+    bad = tmp_path / "ok_nb_bad.ipynb"
+    _tiny_notebook(bad, "raise RuntimeError('boom')")
+    out = tmp_path / "out" / "bad.ipynb"
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(bad), str(out),
+                          "--build-dir", str(build)], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "ok_nb_bad" in run.stderr and "cell [" in run.stderr and "boom" in run.stderr
+    assert not out.exists(), "a failed run must not leave an executed copy"
+    assert (build / "failed" / "ok_nb_bad.ipynb").exists(), "papermill's output is kept"
+    assert not (build / "results" / "ok_nb_bad.json").exists()
+
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(ok), str(out),
+                          "--mode", "bogus"], capture_output=True, text=True)
+    assert run.returncode == 2 and "valid modes" in run.stderr
+
+
+def test_executor_passes_extra_parameters(tmp_path):
+    import execute_notebook
+
+    assert execute_notebook.parse_params(["N_JOBS=2", "TAG=abc", "P='x y'", "D=None"]) == {
+        "N_JOBS": 2, "TAG": "abc", "P": "x y", "D": None}
+    for bad in (["N_JOBS"], ["2x=1"], ["MODE=full"]):
+        with pytest.raises(ValueError, match="--param"):
+            execute_notebook.parse_params(bad)
+
+
+@pytest.mark.slow
+def test_executor_injects_extra_parameters(tmp_path):
+    nb = tmp_path / "extra_nb.ipynb"
+    _tiny_notebook(nb, "from pathlib_core.experiments.results import Results\n"
+                       "r = Results(mode=MODE, seed=SEED)\nr.record('n', N_JOBS)\nr.save()")
+    build = tmp_path / "build"
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(nb),
+                          str(tmp_path / "out.ipynb"), "--build-dir", str(build),
+                          "--param", "N_JOBS=3"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert json.loads((build / "results" / "extra_nb.json").read_text())["numbers"]["n"] == 3
+    status = json.loads((build / "status" / "extra_nb.json").read_text())
+    assert status["parameters"] == {"N_JOBS": 3}
+    run = subprocess.run([PY, str(ROOT / "scripts" / "execute_notebook.py"), str(nb),
+                          str(tmp_path / "out.ipynb"), "--param", "SEED=3"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "--seed" in run.stderr
+
+
+def test_make_rejects_an_unknown_mode_at_once():
+    run = subprocess.run(["make", "-n", "book", "MODE=bogus"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert run.returncode != 0
+    assert "valid modes: quick full" in run.stderr
+
+
+def test_manifest_compares_timing_figures_by_name_only(tmp_path):
+    import figure_manifest
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pathlib_core.experiments.plotting import is_timing_figure, save_figure
+
+    manifests = []
+    for k, seconds in enumerate(([0.1, 0.2], [0.3, 0.1])):  # two builds, different timings
+        build = tmp_path / f"b{k}"
+        fig, ax = plt.subplots()
+        ax.plot([1, 2], [1, 2])
+        save_figure(fig, "fixed", directory=build / "figures" / "nb")
+        ax.plot([1, 2], seconds)
+        path = save_figure(fig, "times", directory=build / "figures" / "nb", timing=True)
+        plt.close(fig)
+        assert path.name == "times.timing.svg" and is_timing_figure(path)
+        assert figure_manifest.cmd_write(build) == 0
+        manifests.append(build / "figures.sha256")
+    lines = manifests[0].read_text().splitlines()
+    assert "timing  nb/times.timing.svg" in lines and len(lines) == 2
+    assert figure_manifest.cmd_compare(*manifests) == 0
+    # a deterministic figure that changes is still caught
+    (tmp_path / "b1" / "figures" / "nb" / "fixed.svg").write_text("<svg>changed</svg>")
+    figure_manifest.cmd_write(tmp_path / "b1")
+    assert figure_manifest.cmd_compare(*manifests) == 1
+
+
+def test_verify_html_checks_shown_images_and_drops_leftovers(tmp_path):
+    import figure_manifest
+
+    build, html = tmp_path / "build", tmp_path / "html"
+    (build / "figures" / "nb").mkdir(parents=True)
+    (build / "figures" / "nb" / "a.svg").write_text('<?xml version="1.0"?>\n<svg>a</svg>')
+    (html / "_images").mkdir(parents=True)
+    (html / "_images" / "h1.svg").write_text("<svg>a</svg>")      # this build's figure
+    (html / "_images" / "old.svg").write_text("<svg>older</svg>")  # leftover, shown nowhere
+    (html / "page.html").write_text('<img src="_images/h1.svg" />')
+    assert figure_manifest.cmd_verify_html(html, build) == 0
+    assert not (html / "_images" / "old.svg").exists()
+    # an image a page shows that no notebook of this build produced is an error
+    (html / "_images" / "h2.svg").write_text("<svg>stale but shown</svg>")
+    (html / "page2.html").write_text('<img src="../_images/h2.svg" />')
+    assert figure_manifest.cmd_verify_html(html, build) == 1
