@@ -63,7 +63,7 @@ reaches a bound.
 
 *Non-convex problems.* A negative Schur complement when an index is bordered in, or a
 negative diagonal entry of a rebuilt inverse's variable block, is negative curvature; so is
-a path that fails. Either triggers one eigenvalue check of ``P`` (``_Problem.psd_check``),
+a path that fails. Either triggers one eigenvalue check of ``P`` (``QPProblem.psd_check``),
 which raises ``ValueError`` naming the matrix when it is not positive semi-definite.
 
 *Undetermined equality multipliers.* When ``A_F`` has fewer independent rows than ``A``
@@ -90,7 +90,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .exceptions import HomotopyError
-from .kkt import _QPData, _residuals
+from .kkt import QPData, qp_data_residuals
 from .linalg import psd_screen
 from .solution_path import Event, SolutionPath
 from .threads import single_blas_thread
@@ -103,10 +103,15 @@ from .validation import (
     positive_scalar,
 )
 
-__all__ = ["HomotopyError", "QPPoint", "parametric_qp_path", "FREE", "LOWER", "UPPER", "FIXED"]
+__all__ = [
+    "HomotopyError", "QPPoint", "parametric_qp_path", "FREE", "LOWER", "UPPER", "FIXED",
+    "QPProblem", "KKTInverse", "STATE_NAMES", "make_problem", "trace_path", "trace_raw",
+    "assemble_path", "exact_point", "events_for", "engine_info", "kernel_scale_pow2",
+    "screen_psd", "conditioning_note",
+]
 
 FREE, LOWER, UPPER, FIXED = 0, 1, 2, 3
-_STATE_NAMES = {FREE: "free", LOWER: "lower", UPPER: "upper", FIXED: "fixed"}
+STATE_NAMES = {FREE: "free", LOWER: "lower", UPPER: "upper", FIXED: "fixed"}
 
 
 @dataclass(frozen=True)
@@ -139,7 +144,7 @@ class QPPoint:
 # Problem data
 # ---------------------------------------------------------------------------------------------
 @dataclass
-class _Problem:
+class QPProblem:
     P: np.ndarray
     q0: np.ndarray
     q1: np.ndarray
@@ -209,22 +214,23 @@ class _Problem:
     def ub(self, t):
         return np.where(self.fin_ub, self.ub0 + t * self.ub1, np.inf)
 
-    def qp_data(self, t) -> _QPData:
-        return _QPData(self.P, self.q(t), np.zeros((0, self.n)), np.zeros(0), self.A_orig,
+    def qp_data(self, t) -> QPData:
+        return QPData(self.P, self.q(t), np.zeros((0, self.n)), np.zeros(0), self.A_orig,
                        self.b0_orig + t * self.b1_orig, self.lb(t), self.ub(t))
 
 
-def _point_residual(prob: _Problem, t: float, rec: QPPoint) -> float:
+def _point_residual(prob: QPProblem, t: float, rec: QPPoint) -> float:
     """Largest relative KKT residual (scaling of :func:`pathlib_core.core.kkt.qp_residuals`)."""
     with np.errstate(over="ignore"):  # the absolute products (unused) may overflow
-        res = _residuals(prob.qp_data(t), rec.x, np.zeros(0), rec.nu, rec.w_lb, rec.w_ub, True)
+        res = qp_data_residuals(prob.qp_data(t), rec.x, np.zeros(0), rec.nu, rec.w_lb, rec.w_ub,
+                                True)
     return res.max
 
 
 # ---------------------------------------------------------------------------------------------
 # Inverse of the reduced KKT matrix with bordering updates
 # ---------------------------------------------------------------------------------------------
-class _KKTInverse:
+class KKTInverse:
     """Inverse of ``[[P_FF, A_RF'], [A_RF, 0]]`` for the free set ``F`` and equality rows ``R``.
 
     ``keys`` orders the rows of the matrix: ``k >= 0`` is variable ``k``, ``k < 0`` is equality
@@ -233,7 +239,7 @@ class _KKTInverse:
 
     sing_tol = 1e-12
 
-    def __init__(self, prob: _Problem, keys: np.ndarray, Minv: np.ndarray):
+    def __init__(self, prob: QPProblem, keys: np.ndarray, Minv: np.ndarray):
         self.prob, self.keys, self.Minv = prob, keys, Minv
 
     @property
@@ -245,7 +251,7 @@ class _KKTInverse:
         return -self.keys[self.keys < 0] - 1
 
     @classmethod
-    def build(cls, prob: _Problem, F, R) -> _KKTInverse | None:
+    def build(cls, prob: QPProblem, F, R) -> KKTInverse | None:
         keys = np.concatenate([np.asarray(F, dtype=np.int64),
                                -np.asarray(R, dtype=np.int64) - 1])
         M = cls.matrix(prob, keys)
@@ -271,7 +277,7 @@ class _KKTInverse:
         return cls(prob, keys, Minv)
 
     @staticmethod
-    def matrix(prob: _Problem, keys: np.ndarray) -> np.ndarray:
+    def matrix(prob: QPProblem, keys: np.ndarray) -> np.ndarray:
         isv = keys >= 0
         v, r = keys[isv], -keys[~isv] - 1
         f = v.size
@@ -298,14 +304,14 @@ class _KKTInverse:
         c[~isv] = 0.0
         return c, 0.0
 
-    def add(self, key: int) -> _KKTInverse | None:
+    def add(self, key: int) -> KKTInverse | None:
         c, d = self._column(key)
         if self.keys.size == 0:
             if d < -self.sing_tol * self.prob.p_scale:
                 self.prob.negative_curvature()
             if abs(d) <= self.sing_tol * self.prob.p_scale:
                 return None
-            return _KKTInverse(self.prob, np.array([key], dtype=np.int64), np.array([[1.0 / d]]))
+            return KKTInverse(self.prob, np.array([key], dtype=np.int64), np.array([[1.0 / d]]))
         u = self.Minv @ c
         cu = float(c @ u)
         s = d - cu
@@ -322,9 +328,9 @@ class _KKTInverse:
         new[:m, m] = -u / s
         new[m, :m] = -u / s
         new[m, m] = 1.0 / s
-        return _KKTInverse(self.prob, np.append(self.keys, key), new)
+        return KKTInverse(self.prob, np.append(self.keys, key), new)
 
-    def remove(self, key: int) -> _KKTInverse | None:
+    def remove(self, key: int) -> KKTInverse | None:
         pos = np.flatnonzero(self.keys == key)
         if pos.size != 1:
             raise HomotopyError(f"internal error: key {key} not in the factorization")
@@ -337,7 +343,7 @@ class _KKTInverse:
         if not np.isfinite(e) or abs(e) <= self.sing_tol * ref:
             return None
         new = self.Minv[np.ix_(keep, keep)] - np.outer(col, col / e)
-        return _KKTInverse(self.prob, self.keys[keep], new)
+        return KKTInverse(self.prob, self.keys[keep], new)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,7 +353,7 @@ class _KKTInverse:
 class _Segment:
     t: float
     state: np.ndarray
-    fac: _KKTInverse
+    fac: KKTInverse
     Z: np.ndarray  # (m, k) orthonormal basis of the undetermined multiplier directions
     x: np.ndarray
     dx: np.ndarray
@@ -361,7 +367,7 @@ class _Segment:
 
 
 class _Engine:
-    def __init__(self, prob: _Problem, *, direction: int, refactor_every: int, drift_tol: float,
+    def __init__(self, prob: QPProblem, *, direction: int, refactor_every: int, drift_tol: float,
                  tie_tol: float, zero_tol: float, max_tie: int, max_zero_steps: int):
         self.prob = prob
         self.dir = direction
@@ -372,7 +378,7 @@ class _Engine:
         self.max_tie = max_tie
         self.max_zero_steps = max_zero_steps
         self.value_tol = 1e-8
-        self.t_scale = 0.0  # max(|t_start|, |t_end|), set by _trace
+        self.t_scale = 0.0  # max(|t_start|, |t_end|), set by trace_path
         self.stuck_tol = 1e-9
         self.n_refactor = 0
         self.n_updates = 0
@@ -408,8 +414,8 @@ class _Engine:
         R = np.sort(piv[:rank]).astype(np.int64)
         return R, U[:, rank:]
 
-    def factor_for(self, state: np.ndarray, base: _KKTInverse | None,
-                   changes) -> _KKTInverse | None:
+    def factor_for(self, state: np.ndarray, base: KKTInverse | None,
+                   changes) -> KKTInverse | None:
         """Factorization for ``state``; bordered updates from ``base`` when the rows agree."""
         F = np.flatnonzero(state == FREE)
         R, _ = self._rows_for(F)
@@ -435,10 +441,10 @@ class _Engine:
                 return fac
         self.n_refactor += 1
         self.since_refactor = 0
-        return _KKTInverse.build(self.prob, F, R)
+        return KKTInverse.build(self.prob, F, R)
 
     # ---- solve one segment --------------------------------------------------------------
-    def solve(self, t: float, state: np.ndarray, fac: _KKTInverse) -> _Segment:
+    def solve(self, t: float, state: np.ndarray, fac: KKTInverse) -> _Segment:
         prob = self.prob
         n, m = prob.n, prob.m
         keys = fac.keys
@@ -472,7 +478,7 @@ class _Engine:
             # multiplies the residual by about ||I - M Minv|| (an ill-conditioned free set would
             # otherwise carry its start error along a long segment). Up to three steps, while
             # the residual (relative to |M| |sol| + |rhs|, per row) keeps falling by 4x.
-            M = _KKTInverse.matrix(prob, keys)
+            M = KKTInverse.matrix(prob, keys)
             scale = np.abs(M) @ np.abs(sol) + np.abs(rhs)
             scale[scale == 0] = 1.0
             res = rhs - M @ sol
@@ -516,7 +522,7 @@ class _Engine:
         if seg.drift > self.drift_tol:
             F = np.flatnonzero(state == FREE)
             R, _ = self._rows_for(F)
-            fac2 = _KKTInverse.build(self.prob, F, R)
+            fac2 = KKTInverse.build(self.prob, F, R)
             self.n_refactor += 1
             self.since_refactor = 0
             if fac2 is None:
@@ -830,7 +836,7 @@ class _Engine:
                     trial = st_g.copy()
                     trial[i] = FREE
                     Ft = np.flatnonzero(trial == FREE)
-                    if _KKTInverse.build(self.prob, Ft, self._rows_for(Ft)[0]) is not None:
+                    if KKTInverse.build(self.prob, Ft, self._rows_for(Ft)[0]) is not None:
                         st_g = trial
                     else:
                         exempt.add(i)
@@ -875,7 +881,7 @@ class _Engine:
         F = np.flatnonzero(st == FREE)
         R, _ = self._rows_for(F)
         keys = np.concatenate([F, -R - 1]).astype(np.int64)
-        _, sv, Vt = np.linalg.svd(_KKTInverse.matrix(prob, keys))
+        _, sv, Vt = np.linalg.svd(KKTInverse.matrix(prob, keys))
         d = Vt[-1, :F.size]
         k = int(np.flatnonzero(F == i)[0])
         if abs(d[k]) <= 1e-8 * float(np.max(np.abs(d))):
@@ -941,7 +947,7 @@ class _Engine:
 # ---------------------------------------------------------------------------------------------
 # Start: exact solution and index sets at t_start
 # ---------------------------------------------------------------------------------------------
-def _approximate_solution(prob: _Problem, t: float) -> np.ndarray:
+def _approximate_solution(prob: QPProblem, t: float) -> np.ndarray:
     """Approximate solution at t (pathlib_core.core.qp if available, else cvxpy/CLARABEL)."""
     lbv, ubv = prob.lb(t), prob.ub(t)
     try:
@@ -1024,7 +1030,7 @@ def _polish_start(eng: _Engine, t: float, x0: np.ndarray, st: np.ndarray):
     for it in range(200):
         F = np.flatnonzero(st == FREE)
         R, _ = eng._rows_for(F)
-        fac = _KKTInverse.build(prob, F, R)
+        fac = KKTInverse.build(prob, F, R)
         eng.n_refactor += 1
         if fac is None:
             st, x = _purify(eng, t, st, x)
@@ -1083,7 +1089,7 @@ def _purify(eng: _Engine, t: float, st: np.ndarray, x: np.ndarray):
     F = np.flatnonzero(st == FREE)
     R, _ = eng._rows_for(F)
     keys = np.concatenate([F, -R - 1]).astype(np.int64)
-    M = _KKTInverse.matrix(prob, keys)
+    M = KKTInverse.matrix(prob, keys)
     _, s, Vt = np.linalg.svd(M)
     d = Vt[-1, :F.size]
     if float(np.max(np.abs(d))) <= 1e-8:
@@ -1117,7 +1123,7 @@ def _purify(eng: _Engine, t: float, st: np.ndarray, x: np.ndarray):
 # ---------------------------------------------------------------------------------------------
 # Kernels: power-of-two normalization and a cheap PSD screen (shared by the SVM and S3VM paths)
 # ---------------------------------------------------------------------------------------------
-def _kernel_scale(K: np.ndarray) -> float:
+def kernel_scale_pow2(K: np.ndarray) -> float:
     """The power of two ``s`` with ``max|K| / s`` in ``(1/2, 1]`` (1 for a zero kernel)."""
     top = float(np.max(np.abs(K)))
     if top == 0.0:
@@ -1126,7 +1132,7 @@ def _kernel_scale(K: np.ndarray) -> float:
     return float(np.ldexp(1.0, int(e) - 1 if m == 0.5 else int(e)))
 
 
-def _screen_psd(K: np.ndarray, name: str) -> None:
+def screen_psd(K: np.ndarray, name: str) -> None:
     """``O(n^2)`` necessary conditions of positive semi-definiteness (non-negative diagonal,
     ``K_ij^2 <= K_ii K_jj``), to rounding; when one fails, :func:`check_psd` names the cause.
     """
@@ -1135,7 +1141,7 @@ def _screen_psd(K: np.ndarray, name: str) -> None:
         check_psd(K, name)
 
 
-def _conditioning_note(K: np.ndarray) -> str:
+def conditioning_note(K: np.ndarray) -> str:
     """Why a PSD kernel may defeat the path: the spread of its eigenvalues above rounding."""
     ev = np.linalg.eigvalsh(K)
     top = float(np.max(np.abs(ev)))
@@ -1168,7 +1174,7 @@ def _vec_or(v, default: float, name: str, n: int, *, allow_inf: bool = False) ->
     return arr.copy()
 
 
-def _make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1) -> _Problem:
+def make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1) -> QPProblem:
     Pm = as_matrix(P, "P")
     n = Pm.shape[0]
     if Pm.shape != (n, n):
@@ -1205,7 +1211,7 @@ def _make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1) -> _Problem:
         raise ValueError("ub0 must be > -inf")
     if np.any(~np.isfinite(lb0v) & (lb1v != 0)) or np.any(~np.isfinite(ub0v) & (ub1v != 0)):
         raise ValueError("lb1/ub1 must be 0 where the bound lb0/ub0 is infinite")
-    return _Problem(Pm, q0v, q1v, Am, b0v, b1v, lb0v, lb1v, ub0v, ub1v)
+    return QPProblem(Pm, q0v, q1v, Am, b0v, b1v, lb0v, lb1v, ub0v, ub1v)
 
 
 @single_blas_thread
@@ -1289,7 +1295,7 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
         The start cannot be identified, or a degenerate event cannot be resolved (with a
         ``P`` that is positive semi-definite).
     """
-    prob = _make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1)
+    prob = make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1)
     t_start = finite_scalar(t_start, "t_start")
     t_end = finite_scalar(t_end, "t_end")
     lbs, ubs = prob.lb(t_start), prob.ub(t_start)
@@ -1302,14 +1308,14 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
               zero_tol=positive_scalar(zero_tol, "zero_tol"), max_tie=int(max_tie),
               max_events=max_events, max_zero_steps=int(max_zero_steps))
     try:
-        return _trace(prob, t_start, t_end, x0=x0v, param_name=param_name,
+        return trace_path(prob, t_start, t_end, x0=x0v, param_name=param_name,
                       until_last_event=until_last_event, refactor_every=refactor_every, **kw)
     except HomotopyError as exc:
         prob.diagnose(exc)  # a P that is not PSD is named as the cause
         raise
 
 
-def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None,
+def trace_path(prob: QPProblem, t_start: float, t_end: float, *, x0=None, state0=None,
            param_name="t", until_last_event=False, refactor_every=50, drift_tol=1e-9,
            tie_tol=1e-10, zero_tol=1e-11, max_tie=12, max_events=None,
            max_zero_steps=50, residual=None, record=None, stop=None) -> SolutionPath:
@@ -1319,15 +1325,15 @@ def _trace(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None
     there (the path's last breakpoint) when it returns True.
     """
     t0 = time.perf_counter()
-    params, points, events, eng, n_events = _trace_raw(
+    params, points, events, eng, n_events = trace_raw(
         prob, t_start, t_end, x0=x0, state0=state0, until_last_event=until_last_event,
         refactor_every=refactor_every, drift_tol=drift_tol, tie_tol=tie_tol, zero_tol=zero_tol,
         max_tie=max_tie, max_events=max_events, max_zero_steps=max_zero_steps, stop=stop)
-    info = _engine_info(eng, n_events, len(params), t0)
-    return _assemble(prob, param_name, params, points, events, eng.dir, info, residual, record)
+    info = engine_info(eng, n_events, len(params), t0)
+    return assemble_path(prob, param_name, params, points, events, eng.dir, info, residual, record)
 
 
-def _engine_info(eng: _Engine, n_events: int, n_breakpoints: int, t0: float) -> dict:
+def engine_info(eng: _Engine, n_events: int, n_breakpoints: int, t0: float) -> dict:
     return {
         "n_events": n_events,
         "n_breakpoints": n_breakpoints,
@@ -1341,7 +1347,7 @@ def _engine_info(eng: _Engine, n_events: int, n_breakpoints: int, t0: float) -> 
     }
 
 
-def _assemble(prob: _Problem, param_name, params, points, events, direction, info, residual,
+def assemble_path(prob: QPProblem, param_name, params, points, events, direction, info, residual,
               record) -> SolutionPath:
     """Build the :class:`SolutionPath` from breakpoints listed in the order they were traced."""
     if len(params) > 1 and direction < 0:
@@ -1361,7 +1367,7 @@ def _assemble(prob: _Problem, param_name, params, points, events, direction, inf
                                  direction=direction, info=info)
 
 
-def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=None,
+def trace_raw(prob: QPProblem, t_start: float, t_end: float, *, x0=None, state0=None,
                until_last_event=False, refactor_every=50, drift_tol=1e-9, tie_tol=1e-10,
                zero_tol=1e-11, max_tie=12, max_events=None, max_zero_steps=50,
                stop_after=None, stop=None):
@@ -1371,7 +1377,7 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
     many breakpoints beyond the start are recorded (``0``: only the exact start; ``1``: up to
     the next event of positive length, zero-length events included). Fast clients (the lean
     SVM loop) use it to hand one degenerate event to the engine and then resume. ``stop``:
-    see :func:`_trace`.
+    see :func:`trace_path`.
     """
     direction = 1 if t_end >= t_start else -1
     eng = _Engine(prob, direction=direction, refactor_every=refactor_every, drift_tol=drift_tol,
@@ -1450,7 +1456,7 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
             # a zero-length event: the new sets start at the recorded breakpoint (the new
             # segment's refined start may differ from it by rounding; evaluate it there)
             points[-1] = _point(prob, new, z, params[-1])
-        events.extend(_events_for(t_new, old_state, new.state, changes))
+        events.extend(events_for(t_new, old_state, new.state, changes))
         t_last_event = t_new
         seg = new
         if stop is not None and stop(points[-1], t_new):
@@ -1458,7 +1464,7 @@ def _trace_raw(prob: _Problem, t_start: float, t_end: float, *, x0=None, state0=
     return params, points, events, eng, n_events
 
 
-def _exact_point(prob: _Problem, t: float, state: np.ndarray) -> QPPoint | None:
+def exact_point(prob: QPProblem, t: float, state: np.ndarray) -> QPPoint | None:
     """The solution at ``t`` for the index sets ``state``, from a fresh factorization and the
     right-hand side at ``t`` (no extrapolation). ``None`` when the sets leave an equality
     multiplier undetermined or the system is singular (the caller keeps its own point)."""
@@ -1468,7 +1474,7 @@ def _exact_point(prob: _Problem, t: float, state: np.ndarray) -> QPPoint | None:
     R, Z = eng._rows_for(F)
     if Z.shape[1]:
         return None
-    fac = _KKTInverse.build(prob, F, R)
+    fac = KKTInverse.build(prob, F, R)
     if fac is None:
         return None
     return _point(prob, eng.solve(t, np.asarray(state, dtype=np.int8), fac), None, t)
@@ -1482,7 +1488,7 @@ def _advance(seg: _Segment, tau: float, d: int) -> _Segment:
                     seg.drift, seg.eq_ok)
 
 
-def _point(prob: _Problem, seg: _Segment, z, t: float) -> QPPoint:
+def _point(prob: QPProblem, seg: _Segment, z, t: float) -> QPPoint:
     nu = seg.nu.copy()
     g = seg.g.copy()
     if seg.Z.shape[1] and z is not None:
@@ -1505,7 +1511,7 @@ def _point(prob: _Problem, seg: _Segment, z, t: float) -> QPPoint:
                    st.copy())
 
 
-def _events_for(t, old, new, changes) -> list[Event]:
+def events_for(t, old, new, changes) -> list[Event]:
     groups: dict[tuple, list[int]] = {}
     for i in changes:
         a, b = int(old[i]), int(new[i])
@@ -1513,5 +1519,5 @@ def _events_for(t, old, new, changes) -> list[Event]:
             continue
         kind = "enter" if b == FREE else "leave" if a == FREE else "switch"
         groups.setdefault((kind, a, b), []).append(int(i))
-    return [Event(t, kind, tuple(sorted(ix)), {"from": _STATE_NAMES[a], "to": _STATE_NAMES[b]})
+    return [Event(t, kind, tuple(sorted(ix)), {"from": STATE_NAMES[a], "to": STATE_NAMES[b]})
             for (kind, a, b), ix in sorted(groups.items())]

@@ -72,6 +72,7 @@ __all__ = [
     "qp_residuals",
     "lp_residuals",
     "bound_multipliers_from_gradient",
+    "QPData", "qp_data_residuals", "recover_bounds",
 ]
 
 
@@ -79,7 +80,7 @@ __all__ = [
 # Problem data (validated once, shared with pathlib_core.core.qp)
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class _QPData:
+class QPData:
     """Validated QP data; absent constraints are empty arrays, absent bounds are +-inf."""
 
     P: np.ndarray | None  # (n, n) symmetric, or None for an LP
@@ -156,7 +157,7 @@ def _bound(v, name: str, n: int, *, lower: bool) -> np.ndarray:
 
 
 def _qp_data(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
-             qname: str = "q") -> _QPData:
+             qname: str = "q") -> QPData:
     """Validate QP/LP data (``P=None`` for an LP) at the public edge."""
     q_arr = as_vector(q, qname)
     n = q_arr.shape[0]
@@ -177,7 +178,7 @@ def _qp_data(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
         i = int(bad[0])
         raise ValueError(f"lb must be <= ub; lb[{i}] = {lb_arr[i]} > ub[{i}] = {ub_arr[i]} "
                          f"({bad.size} such entries)")
-    return _QPData(P_arr, q_arr, G_arr, h_arr, A_arr, b_arr, lb_arr, ub_arr)
+    return QPData(P_arr, q_arr, G_arr, h_arr, A_arr, b_arr, lb_arr, ub_arr)
 
 
 def _multiplier(v, name: str, length: int, what: str) -> np.ndarray:
@@ -259,7 +260,7 @@ def _positive_part_max(v: np.ndarray) -> float:
     return float(np.max(np.maximum(v, 0.0))) if v.size else 0.0
 
 
-def _residuals(d: _QPData, x, z, nu, w_lb, w_ub, relative: bool) -> KKTResiduals:
+def qp_data_residuals(d: QPData, x, z, nu, w_lb, w_ub, relative: bool) -> KKTResiduals:
     fin_lb, fin_ub = np.isfinite(d.lb), np.isfinite(d.ub)
     Px = np.zeros_like(x) if d.P is None else d.P @ x
     Gtz, Atnu = d.G.T @ z, d.A.T @ nu
@@ -309,7 +310,7 @@ def _max(v: np.ndarray) -> float:
     return float(np.max(v)) if np.size(v) else 0.0
 
 
-def _relative_parts(d: _QPData, x, z, nu, w_lb, w_ub, stat, s_ineq, r_eq, d_lb,
+def _relative_parts(d: QPData, x, z, nu, w_lb, w_ub, stat, s_ineq, r_eq, d_lb,
                     d_ub) -> dict[str, float]:
     """Every condition against its own natural scale (module docstring)."""
     fin_lb, fin_ub = np.isfinite(d.lb), np.isfinite(d.ub)
@@ -349,7 +350,7 @@ def _relative_parts(d: _QPData, x, z, nu, w_lb, w_ub, stat, s_ineq, r_eq, d_lb,
     }
 
 
-def _recover_bounds(grad: np.ndarray, x: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+def recover_bounds(grad: np.ndarray, x: np.ndarray, lb: np.ndarray, ub: np.ndarray,
                     tol: float) -> tuple[np.ndarray, np.ndarray]:
     fin_lb, fin_ub = np.isfinite(lb), np.isfinite(ub)
     at_lb = fin_lb & (x - np.where(fin_lb, lb, 0.0) <= tol)
@@ -401,7 +402,7 @@ def bound_multipliers_from_gradient(grad, x, lb=None, ub=None, *,
     lb_arr = _bound(lb, "lb", n, lower=True)
     ub_arr = _bound(ub, "ub", n, lower=False)
     tol = positive_scalar(tol, "tol", allow_zero=True)
-    return _recover_bounds(g, x_arr, lb_arr, ub_arr, tol)
+    return recover_bounds(g, x_arr, lb_arr, ub_arr, tol)
 
 
 def qp_residuals(P, q, x, *, G=None, h=None, A=None, b=None, lb=None, ub=None, z=None,
@@ -508,15 +509,15 @@ def lp_residuals(c, x, *, G=None, h=None, A=None, b=None, lb=None, ub=None, z=No
     return _check_pair(d, x, z, nu, w_lb, w_ub, relative, bound_tol)
 
 
-def _check_pair(d: _QPData, x, z, nu, w_lb, w_ub, relative, bound_tol) -> KKTResiduals:
+def _check_pair(d: QPData, x, z, nu, w_lb, w_ub, relative, bound_tol) -> KKTResiduals:
     x_arr = as_vector(x, "x", length=d.n, length_of="P / q")
     z_arr = _multiplier(z, "z", d.G.shape[0], "G")
     nu_arr = _multiplier(nu, "nu", d.A.shape[0], "A")
     if w_lb is None and w_ub is None and (np.isfinite(d.lb).any() or np.isfinite(d.ub).any()):
         tol = positive_scalar(bound_tol, "bound_tol", allow_zero=True)
         grad = d.gradient(x_arr) + d.G.T @ z_arr + d.A.T @ nu_arr
-        wl, wu = _recover_bounds(grad, x_arr, d.lb, d.ub, tol)
+        wl, wu = recover_bounds(grad, x_arr, d.lb, d.ub, tol)
     else:
         wl = _multiplier(w_lb, "w_lb", d.n, "the variable x")
         wu = _multiplier(w_ub, "w_ub", d.n, "the variable x")
-    return _residuals(d, x_arr, z_arr, nu_arr, wl, wu, bool(relative))
+    return qp_data_residuals(d, x_arr, z_arr, nu_arr, wl, wu, bool(relative))

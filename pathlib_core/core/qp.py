@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .exceptions import NotPSDError, QPSolverError
-from .kkt import KKTResiduals, _qp_data, _QPData, _residuals
+from .kkt import KKTResiduals, QPData, _qp_data, qp_data_residuals
 from .linalg import njit
 from .threads import blas_controller, single_blas_thread
 from .validation import check_choice, check_psd, positive_scalar
@@ -50,6 +50,7 @@ __all__ = [
     "solve_qp",
     "solve_qp_cvxpy",
     "solve_lp",
+    "psd_factor", "solver_options", "ruiz_pow2",
 ]
 
 _FREE, _LOWER, _UPPER, _FIXED = 0, -1, 1, 2
@@ -141,7 +142,7 @@ class QPResult:
     objective: float
     solver: str = "active-set"
     info: dict = field(default_factory=dict, compare=False, repr=False)
-    _data: _QPData | None = field(default=None, compare=False, repr=False)
+    _data: QPData | None = field(default=None, compare=False, repr=False)
 
     @property
     def kkt(self) -> KKTResiduals:
@@ -152,7 +153,7 @@ class QPResult:
         """KKT residuals, absolute or relative (see :mod:`pathlib_core.core.kkt`)."""
         if self._data is None:
             raise ValueError("this result carries no problem data")
-        return _residuals(self._data, self.x, self.z, self.nu, self.w_lb, self.w_ub,
+        return qp_data_residuals(self._data, self.x, self.z, self.nu, self.w_lb, self.w_ub,
                           bool(relative))
 
     def __str__(self) -> str:
@@ -160,7 +161,7 @@ class QPResult:
                 f"n_iter={self.n_iter}, {self.active})")
 
 
-def _empty_result(d: _QPData, status: str, n_iter: int, solver: str, info: dict) -> QPResult:
+def _empty_result(d: QPData, status: str, n_iter: int, solver: str, info: dict) -> QPResult:
     n = d.n
     return QPResult(
         x=np.full(n, np.nan), nu=np.zeros(d.A.shape[0]), z=np.zeros(d.G.shape[0]),
@@ -225,10 +226,10 @@ class _Scaling:
                 hi, lo = max(hi, float(np.max(v))), min(lo, float(np.min(v)))
         return max(math.frexp(hi)[1] - 1, 1 - math.frexp(lo)[1])
 
-    def apply(self, d: _QPData) -> _QPData:
+    def apply(self, d: QPData) -> QPData:
         c, s = self.col, self.obj
         P = None if d.P is None else (s * c[:, None]) * d.P * c[None, :]
-        return _QPData(P, s * c * d.q, self.row_G[:, None] * d.G * c[None, :], self.row_G * d.h,
+        return QPData(P, s * c * d.q, self.row_G[:, None] * d.G * c[None, :], self.row_G * d.h,
                        self.row_A[:, None] * d.A * c[None, :], self.row_A * d.b, d.lb / c,
                        d.ub / c)
 
@@ -254,7 +255,7 @@ def _pow2_shift(v):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _ruiz_pow2(P, A, G, q, has_p, passes):  # pragma: no cover - compiled
+def ruiz_pow2(P, A, G, q, has_p, passes):  # pragma: no cover - compiled
     """Ruiz passes on ``[[P, A', G'], [A, 0, 0], [G, 0, 0]]`` with power-of-two factors.
 
     Returns the column factors, the row factors of ``A`` and ``G``, the column norms of the
@@ -323,7 +324,7 @@ def _ruiz_pow2(P, A, G, q, has_p, passes):  # pragma: no cover - compiled
     return col, rA, rG, cn, empty, size
 
 
-def _equilibrate(d: _QPData) -> _Scaling:
+def _equilibrate(d: QPData) -> _Scaling:
     r"""Powers of two that equilibrate the KKT matrix of ``d`` and its objective.
 
     Ruiz's method (Ruiz 2001, as in OSQP) on the symmetric matrix
@@ -338,7 +339,7 @@ def _equilibrate(d: _QPData) -> _Scaling:
     """
     has_p = d.P is not None and bool(np.any(d.P))
     P = d.P if has_p else np.zeros((0, 0))
-    col, rA, rG, cn, any_empty, size = _ruiz_pow2(P, d.A, d.G, d.q, has_p, _RUIZ_PASSES)
+    col, rA, rG, cn, any_empty, size = ruiz_pow2(P, d.A, d.G, d.q, has_p, _RUIZ_PASSES)
     if not has_p or any_empty:
         empty = cn == 0.0
         # variables in no matrix entry (only in q and the bounds): their bound sets the unit
@@ -362,7 +363,7 @@ def _equilibrate(d: _QPData) -> _Scaling:
     return _Scaling(col, rG, rA, 1.0 / _pow2_near(size))
 
 
-def _scaled_problem(d: _QPData) -> tuple[_Scaling | None, _QPData]:
+def _scaled_problem(d: QPData) -> tuple[_Scaling | None, QPData]:
     """``(scaling, scaled data)``; ``(None, d)`` when no scaling is needed (or possible)."""
     sc = _equilibrate(d)
     if sc.spread <= _SCALE_SPREAD:
@@ -439,7 +440,7 @@ class _Feasibility:
     max(1e3 tol, 1e-9)``.
     """
 
-    def __init__(self, d: _QPData, tol: float):
+    def __init__(self, d: QPData, tol: float):
         self.d = d
         self.tau = max(1e3 * tol, 1e-9)
         self.btol = _bound_tolerances(d.lb, d.ub, self.tau)  # per variable
@@ -482,7 +483,7 @@ class _Feasibility:
         return d.h - d.G @ x <= self.tau * (self.absG @ np.abs(x) + np.abs(d.h))
 
 
-def _repair(d: _QPData, x: np.ndarray, feas: _Feasibility) -> np.ndarray | None:
+def _repair(d: QPData, x: np.ndarray, feas: _Feasibility) -> np.ndarray | None:
     """Clip ``x`` to the bounds and fix ``A x = b`` by least-squares moves of interior entries."""
     x = np.clip(x, d.lb, d.ub)
     for _ in range(4):
@@ -507,7 +508,7 @@ def _bounds_list(lb: np.ndarray, ub: np.ndarray) -> list[tuple[float | None, flo
             for lo, hi in zip(lb, ub, strict=True)]
 
 
-def _phase1(d: _QPData, x_ref: np.ndarray) -> tuple[np.ndarray | None, str]:
+def _phase1(d: QPData, x_ref: np.ndarray) -> tuple[np.ndarray | None, str]:
     """Feasible point closest to ``x_ref`` in the L1 norm (an LP solved by HiGHS).
 
     Returns ``(x, "ok")``, ``(None, "infeasible")`` or ``(None, message)``.
@@ -622,7 +623,7 @@ class _ActiveSetQP:
     _FIXED (``lb == ub``); ``gw[j]`` marks rows of ``G`` in the working set.
     """
 
-    def __init__(self, d: _QPData, tol: float, max_iter: int):
+    def __init__(self, d: QPData, tol: float, max_iter: int):
         self.d, self.tol, self.max_iter = d, tol, max_iter
         self.n, self.mG = d.n, d.G.shape[0]
         self.P = np.zeros((self.n, self.n)) if d.P is None else d.P
@@ -1110,7 +1111,7 @@ class _ActiveSetQP:
                          inequalities=self.gw.copy())
 
 
-def _parse_warm(warm_start, d: _QPData):
+def _parse_warm(warm_start, d: QPData):
     """Return ``(x, state, gw)`` from a warm start (``None`` entries when unknown)."""
     if warm_start is None:
         return None, None, None
@@ -1141,7 +1142,7 @@ def _parse_warm(warm_start, d: _QPData):
     return x, None, None
 
 
-def _max_iter(max_iter, d: _QPData) -> int:
+def _max_iter(max_iter, d: QPData) -> int:
     if max_iter is None:
         return 10 * (d.n + d.G.shape[0]) + 100
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
@@ -1276,14 +1277,14 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
         return _solve_guarded(d, tol, iters, x_w, state, gw)
 
 
-def _solve_guarded(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
+def _solve_guarded(d: QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
     try:
         return _solve(d, tol, iters, x_w, state, gw)
     except np.linalg.LinAlgError as exc:  # pragma: no cover - defensive
         raise QPSolverError(f"linear algebra failure in the active-set method: {exc}") from exc
 
 
-def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
+def _solve(d: QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
     """The active-set method on the equilibrated problem; the result in the user's units."""
     sc, ds = _scaled_problem(d)
     if sc is not None and x_w is not None:
@@ -1315,7 +1316,7 @@ def _solve(d: _QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
                     solver="active-set", info=info, _data=d)
 
 
-def _objective(d: _QPData, x: np.ndarray) -> float:
+def _objective(d: QPData, x: np.ndarray) -> float:
     """``1/2 x'Px + q'x`` without spurious overflow: evaluated at ``x / m`` (``m = max|x|``)
     and scaled back, so a value beyond the floating-point range is ``+-inf``, never NaN."""
     m = float(np.max(np.abs(x))) if x.size else 0.0
@@ -1329,7 +1330,7 @@ def _objective(d: _QPData, x: np.ndarray) -> float:
     return m * inner
 
 
-def _highs(d: _QPData, method: str = "highs", options: dict | None = None):
+def _highs(d: QPData, method: str = "highs", options: dict | None = None):
     """``scipy.optimize.linprog`` (HiGHS) on ``min q'x`` over the constraints of ``d``."""
     mG, mA = d.G.shape[0], d.A.shape[0]
     with warnings.catch_warnings():
@@ -1339,11 +1340,11 @@ def _highs(d: _QPData, method: str = "highs", options: dict | None = None):
                        bounds=_bounds_list(d.lb, d.ub), method=method, options=options)
 
 
-def _is_lp(d: _QPData) -> bool:
+def _is_lp(d: QPData) -> bool:
     return d.P is None or not np.any(d.P)
 
 
-def _lp_vertex(d: _QPData) -> tuple[np.ndarray | None, str]:
+def _lp_vertex(d: QPData) -> tuple[np.ndarray | None, str]:
     """A solution of the LP (``P = 0``) by the HiGHS dual simplex, at tight tolerances.
 
     Returns ``(x, "lp-simplex")``, ``(None, "infeasible")`` or ``(None, reason)`` when HiGHS
@@ -1357,7 +1358,7 @@ def _lp_vertex(d: _QPData) -> tuple[np.ndarray | None, str]:
     return np.asarray(res.x, dtype=float), "lp-simplex"
 
 
-def _starting_point(d: _QPData, x_w, state, feas: _Feasibility):
+def _starting_point(d: QPData, x_w, state, feas: _Feasibility):
     if state is None and _is_lp(d):
         # an LP without a warm working set: start at the simplex solution, whose working
         # set (the variables at a bound) is then only verified by the active-set method
@@ -1395,7 +1396,7 @@ _CVXPY_SOLVERS = {"CLARABEL", "OSQP", "SCS", "HIGHS", "ECOS", "MOSEK", "GUROBI",
                   "PROXQP", "CVXOPT"}
 
 
-def _psd_factor(P: np.ndarray) -> np.ndarray:
+def psd_factor(P: np.ndarray) -> np.ndarray:
     """``L`` with ``P ~= L L'`` from the eigendecomposition (negative rounding dropped)."""
     try:
         s, V = np.linalg.eigh(P)
@@ -1406,7 +1407,7 @@ def _psd_factor(P: np.ndarray) -> np.ndarray:
     return V[:, keep] * np.sqrt(s[keep])
 
 
-def _solver_options(solver: str, tol: float) -> dict:
+def solver_options(solver: str, tol: float) -> dict:
     if solver == "CLARABEL":
         return {"tol_gap_abs": tol, "tol_gap_rel": tol, "tol_feas": tol, "tol_ktratio": 1e-8,
                 "max_iter": 500}
@@ -1476,7 +1477,7 @@ def solve_qp_cvxpy(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
     check_choice(solver, "solver", _CVXPY_SOLVERS)
     n = d.n
     x = cp.Variable(n)
-    L = _psd_factor(d.P) if d.P is not None else np.zeros((n, 0))
+    L = psd_factor(d.P) if d.P is not None else np.zeros((n, 0))
     obj = d.q @ x
     if L.shape[1]:
         obj = 0.5 * cp.sum_squares(L.T @ x) + obj
@@ -1496,7 +1497,7 @@ def solve_qp_cvxpy(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
         tags.append("ub")
     prob = cp.Problem(cp.Minimize(obj), cons)
     name = f"cvxpy:{solver}"
-    status, n_iter, message = _cvxpy_solve(prob, solver, _solver_options(solver, tol))
+    status, n_iter, message = _cvxpy_solve(prob, solver, solver_options(solver, tol))
     if status in ("error", "optimal_inaccurate"):
         # retry with the solver's default tolerances (the tight ones are not always reachable)
         retry = _cvxpy_solve(prob, solver, {})
@@ -1520,7 +1521,7 @@ def solve_qp_cvxpy(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
                     info={"cvxpy_status": prob.status}, _data=d)
 
 
-def _active_from_solution(d: _QPData, x, z, w_lb, w_ub, tol: float) -> ActiveSet:
+def _active_from_solution(d: QPData, x, z, w_lb, w_ub, tol: float) -> ActiveSet:
     mt = np.sqrt(tol)
     fin_lb, fin_ub = np.isfinite(d.lb), np.isfinite(d.ub)
     lbv, ubv = np.where(fin_lb, d.lb, 0.0), np.where(fin_ub, d.ub, 0.0)

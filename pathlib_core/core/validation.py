@@ -23,10 +23,11 @@ __all__ = [
     "check_choice",
     "check_psd",
     "check_bounds",
+    "check_all_finite",
 ]
 
 
-def _check_finite(arr: np.ndarray, name: str) -> None:
+def check_all_finite(arr: np.ndarray, name: str) -> None:
     if not np.all(np.isfinite(arr)):
         n_bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} must contain only finite values; found {n_bad} NaN/inf")
@@ -45,7 +46,7 @@ def as_matrix(X, name: str = "X", *, min_rows: int = 1, min_cols: int = 1) -> np
             f"{name} must have at least {min_rows} row(s) and {min_cols} column(s); "
             f"got shape {arr.shape}"
         )
-    _check_finite(arr, name)
+    check_all_finite(arr, name)
     return arr
 
 
@@ -60,7 +61,7 @@ def as_vector(v, name: str, *, length: int | None = None, length_of: str = "") -
     if length is not None and arr.shape[0] != length:
         what = f" (the number of rows of {length_of})" if length_of else ""
         raise ValueError(f"{name} must have length {length}{what}; got {arr.shape[0]}")
-    _check_finite(arr, name)
+    check_all_finite(arr, name)
     return arr
 
 

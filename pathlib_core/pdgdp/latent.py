@@ -62,9 +62,9 @@ import numpy as np
 from ..core.qp import QPResult, solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import (
-    _check_finite,
     as_binary_labels,
     as_matrix,
+    check_all_finite,
     check_choice,
     positive_int,
     positive_scalar,
@@ -128,7 +128,7 @@ def project_simplex(V) -> np.ndarray:
     if arr.ndim not in (1, 2) or arr.size == 0:
         raise ValueError("V must be a non-empty 1-D vector (one point) or 2-D array (one "
                          f"point per row); got an array of shape {arr.shape}")
-    _check_finite(arr, "V")
+    check_all_finite(arr, "V")
     return _project_simplex(arr)
 
 

@@ -58,7 +58,7 @@ import numpy as np
 import scipy.linalg
 
 from ..core.kkt import KKTResiduals, qp_residuals
-from ..core.qp import NotPSDError, QPResult, _ruiz_pow2, solve_qp
+from ..core.qp import NotPSDError, QPResult, ruiz_pow2, solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_kernel, as_vector, check_psd, positive_scalar
 
@@ -506,7 +506,7 @@ def _factor_scaled(M: np.ndarray, D0: np.ndarray | None = None):
     m = M.shape[0]
     D0 = np.ones(m) if D0 is None else D0
     M0 = D0[:, None] * M * D0[None, :]
-    D = D0 * _ruiz_pow2(M0, np.zeros((0, m)), np.zeros((0, m)), np.zeros(m), True, 60)[0]
+    D = D0 * ruiz_pow2(M0, np.zeros((0, m)), np.zeros((0, m)), np.zeros(m), True, 60)[0]
     return _factor(D[:, None] * M * D[None, :]), D
 
 

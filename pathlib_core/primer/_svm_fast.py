@@ -25,7 +25,7 @@ large; see :func:`pathlib_core.primer.svm.svm_path`). With the elbow ``E`` (free
 gives ``alpha_E`` and ``b`` affine in ``C``; the gradient ``g = Q alpha - 1 + b y`` is then
 affine too and costs ``O(n |E|)`` with the running sum ``s_L = Q_{:L} 1`` kept up to date
 (Hastie, Rosset, Tibshirani and Zhu 2004, sec. 3-4). The inverse of the bordered matrix is
-updated by bordering / downdating (:class:`pathlib_core.core.homotopy._KKTInverse`) and rebuilt
+updated by bordering / downdating (:class:`pathlib_core.core.homotopy.KKTInverse`) and rebuilt
 every ``refactor_every`` updates or when the stationarity residual of the elbow drifts.
 The event loop itself is compiled with numba (:mod:`pathlib_core.primer._svm_kernel`): per event it
 costs ``O(n |E|)`` arithmetic and no Python overhead.
@@ -45,25 +45,25 @@ import time
 import numpy as np
 
 from ..core.homotopy import (
-    _STATE_NAMES,
     FREE,
+    STATE_NAMES,
     UPPER,
     HomotopyError,
+    KKTInverse,
     QPPoint,
-    _exact_point,
-    _KKTInverse,
-    _Problem,
-    _trace_raw,
+    QPProblem,
+    exact_point,
+    trace_raw,
 )
 from ..core.solution_path import Event
 from . import _svm_kernel
 
 
-def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *,
+def trace_svm(prob: QPProblem, y: np.ndarray, C_start: float, C_end: float, x0, *,
               until_last_event: bool, refactor_every: int = 50, tie_tol: float = 1e-10,
               zero_tol: float = 1e-11, drift_tol: float = 1e-9, state0=None, names=None):
     """Trace the SVM path from ``C_start`` to ``C_end`` (either direction); breakpoints in
-    tracing order (see :func:`_trace_raw`).
+    tracing order (see :func:`trace_raw`).
 
     ``x0`` is an approximate solution at ``C_start`` (polished by the generic engine), or an
     exact one with its index sets ``state0``. Returns ``(params, points, events, info)``. The
@@ -73,7 +73,7 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
     (default: the engine's); the engine's own events keep the engine's names.
     """
     t0 = time.perf_counter()
-    names = {k: (names or {}).get(v, v) for k, v in _STATE_NAMES.items()}
+    names = {k: (names or {}).get(v, v) for k, v in STATE_NAMES.items()}
     n = y.size
     Q = np.ascontiguousarray(prob.P)
     yv = np.ascontiguousarray(y, dtype=float)
@@ -92,7 +92,7 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
 
     def engine(C_b, x_b, st_b, stop_after):
         try:
-            out = _trace_raw(prob, C_b, C_end, x0=x_b, state0=st_b, stop_after=stop_after, **kw)
+            out = trace_raw(prob, C_b, C_end, x0=x_b, state0=st_b, stop_after=stop_after, **kw)
         except np.linalg.LinAlgError as exc:  # pragma: no cover - defensive
             raise HomotopyError(f"linear algebra failure near C={C_b:.17g}: {exc}") from exc
         e = out[3]
@@ -114,7 +114,7 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
         cur = np.asarray(p_b.state, dtype=np.int8).copy()
         F = np.flatnonzero(cur == FREE)
         status = _svm_kernel.FALLBACK
-        fac = _KKTInverse.build(prob, F, np.zeros(1, dtype=np.int64)) if F.size else None
+        fac = KKTInverse.build(prob, F, np.zeros(1, dtype=np.int64)) if F.size else None
         if fac is not None:
             stats["n_refactorizations"] += 1
             k = fac.keys.size
@@ -126,7 +126,7 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
             status, m, _, _, drift = _svm_kernel.run(
                 Q, yv, s, st, keys, k, Minv, sL, float(yv[left].sum()), float(C_b),
                 float(C_end), bool(until_last_event), max_updates, tie_tol, zero_tol,
-                drift_tol, _KKTInverse.sing_tol, prob.p_scale, out_C, out_i, out_new, out_x,
+                drift_tol, KKTInverse.sing_tol, prob.p_scale, out_C, out_i, out_new, out_x,
                 out_b, direction)
             stats["max_drift"] = max(stats["max_drift"], drift)
             for r in range(m):
@@ -163,7 +163,7 @@ def trace_svm(prob: _Problem, y: np.ndarray, C_start: float, C_end: float, x0, *
     if len(params) > 1 and params[-1] == C_end and not until_last_event:
         # the end point solved at C_end itself (a long last segment, e.g. up to a very large
         # C_max, would multiply the rounding of the slopes by its length)
-        exact = _exact_point(prob, C_end, points[-1].state)
+        exact = exact_point(prob, C_end, points[-1].state)
         if exact is not None:
             points[-1] = exact
     info = {

@@ -71,14 +71,14 @@ from ..core.homotopy import (
     UPPER,
     HomotopyError,
     QPPoint,
-    _conditioning_note,
-    _engine_info,
-    _kernel_scale,
-    _make_problem,
-    _screen_psd,
-    _trace_raw,
+    conditioning_note,
+    engine_info,
+    kernel_scale_pow2,
+    make_problem,
+    screen_psd,
+    trace_raw,
 )
-from ..core.kkt import _QPData, _recover_bounds, _residuals
+from ..core.kkt import QPData, qp_data_residuals, recover_bounds
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import (
@@ -183,13 +183,13 @@ def svm_kkt_residual(K, y, C: float, alpha, intercept: float) -> float:
 
 def _svm_residual(Q, y, C, alpha, b) -> float:
     n = y.shape[0]
-    d = _QPData(Q, -np.ones(n), np.zeros((0, n)), np.zeros(0), y[None, :], np.zeros(1),
+    d = QPData(Q, -np.ones(n), np.zeros((0, n)), np.zeros(0), y[None, :], np.zeros(1),
                 np.zeros(n), np.full(n, C))
     grad = Q @ alpha - 1.0 + b * y
     # every gradient entry is the multiplier of the bound it pushes toward (no threshold)
-    w_lb, w_ub = _recover_bounds(grad, alpha, d.lb, d.ub, np.inf)
+    w_lb, w_ub = recover_bounds(grad, alpha, d.lb, d.ub, np.inf)
     with np.errstate(over="ignore"):  # the absolute products (unused) may overflow at huge C
-        return _residuals(d, alpha, np.zeros(0), np.array([b]), w_lb, w_ub, True).max
+        return qp_data_residuals(d, alpha, np.zeros(0), np.array([b]), w_lb, w_ub, True).max
 
 
 def _start_alpha(K, y, C) -> np.ndarray:
@@ -217,10 +217,10 @@ def _trace_part(prob, y, C_from, C_to, x0, state0, *, until_last, solver, refact
     """One direction of the path (lean loop or generic engine): tracing-order lists."""
     if solver == "generic":
         t0 = time.perf_counter()
-        params, points, events, eng, n_ev = _trace_raw(
+        params, points, events, eng, n_ev = trace_raw(
             prob, C_from, C_to, x0=x0, state0=state0, until_last_event=until_last,
             refactor_every=refactor_every)
-        return params, points, events, _engine_info(eng, n_ev, len(params), t0)
+        return params, points, events, engine_info(eng, n_ev, len(params), t0)
     return trace_svm(prob, y, C_from, C_to, x0, until_last_event=until_last,
                      refactor_every=refactor_every, state0=state0, names=_SET_NAMES)
 
@@ -346,8 +346,8 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
         C_min = positive_scalar(C_min, "C_min")
         if C_min > C_max:
             raise ValueError(f"C_min must be <= C_max; got C_min={C_min} > C_max={C_max}")
-    _screen_psd(Kv, "K")
-    s = _kernel_scale(Kv)
+    screen_psd(Kv, "K")
+    s = kernel_scale_pow2(Kv)
     Cmax_n = C_max * s
     if not np.isfinite(Cmax_n):
         raise ValueError(f"C_max={C_max} is beyond the floating-point range for this kernel "
@@ -358,7 +358,7 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
                          f"(C_min * max|K| underflows)")
     Kn = Kv / s if s != 1.0 else Kv
     Q = Kn * np.outer(yv, yv)
-    prob = _make_problem(Q, -np.ones(n), None, yv[None, :], np.zeros(1), np.zeros(1),
+    prob = make_problem(Q, -np.ones(n), None, yv[None, :], np.zeros(1), np.zeros(1),
                          np.zeros(n), None, np.zeros(n), np.ones(n))
     prob.psd_check = lambda: check_psd(Kv, "K")
     to_last_event = Cmin_n is None
@@ -385,7 +385,7 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
             prob.diagnose(exc)  # a kernel that is not PSD is named as the cause
             if k + 1 == len(starts):
                 units = "" if s == 1.0 else f" (t = {s:g} C, the kernel scaled by 1/{s:g})"
-                raise HomotopyError(f"{exc}{units}{_conditioning_note(Kv)}") from exc
+                raise HomotopyError(f"{exc}{units}{conditioning_note(Kv)}") from exc
     params, points, states, events, info = _join(down, up, Cmin_n)
     if to_last_event:
         C_first = min((e.param for e in events), default=params[-1])

@@ -2,9 +2,9 @@ r"""Lean event loop for the CP-step of the S3VM path (the fast path of :func:`s3
 
 A CP-step (Ogawa et al. 2013, Algorithm 2) is the box QP of :mod:`pathlib_core.s3vm.path` traced
 upward in ``t = C^*`` until a watched margin reaches the polytope boundary. The generic engine
-(:func:`pathlib_core.core.homotopy._trace`) pays ``O(n k)`` Python work per event for machinery that
-this QP needs only rarely (ties, equality rows, undetermined multipliers). This module runs the
-plain single-index events in a compiled loop (:mod:`pathlib_core.s3vm._kernel`, arithmetic in
+(:func:`pathlib_core.core.homotopy.trace_path`) pays ``O(n k)`` Python work per event for
+machinery that this QP needs only rarely (ties, equality rows, undetermined multipliers). This
+module runs the plain single-index events in a compiled loop (:mod:`pathlib_core.s3vm._kernel`, arithmetic in
 its docstring) and hands everything else -- the exact start, ties, zero-length steps, singular
 updates, wrong-way indices, drift -- to the generic engine for exactly one event, after which
 the loop resumes from the engine's exact breakpoint. Same design as the lean SVM path
@@ -18,17 +18,17 @@ import numpy as np
 from ..core.homotopy import (
     UPPER,
     HomotopyError,
+    KKTInverse,
     QPPoint,
-    _events_for,
-    _exact_point,
-    _KKTInverse,
-    _Problem,
-    _trace_raw,
+    QPProblem,
+    events_for,
+    exact_point,
+    trace_raw,
 )
 from . import _kernel as _k
 
 
-def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch, level,
+def trace_cp(prob: QPProblem, t_start: float, t_end: float, x0, state0, *, watch, level,
              stop, refactor_every: int = 50, tie_tol: float = 1e-10, zero_tol: float = 1e-11,
              drift_tol: float = 1e-9):
     """Trace the box QP ``prob`` (no equality rows) from ``t_start`` up to ``t_end``.
@@ -63,7 +63,7 @@ def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch,
 
     def engine(t_b, x_b, st_b, stop_after):
         try:
-            out = _trace_raw(prob, t_b, t_end, x0=x_b, state0=st_b, stop_after=stop_after,
+            out = trace_raw(prob, t_b, t_end, x0=x_b, state0=st_b, stop_after=stop_after,
                              stop=stop, **kw)
         except np.linalg.LinAlgError as exc:  # pragma: no cover - defensive
             raise HomotopyError(f"linear algebra failure at t={t_b:.17g}: {exc}") from exc
@@ -80,7 +80,7 @@ def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch,
         t_b = params[-1]
         cur = states[-1].copy()
         F = np.flatnonzero(cur == 0)
-        fac = _KKTInverse.build(prob, F, np.zeros(0, dtype=np.int64))
+        fac = KKTInverse.build(prob, F, np.zeros(0, dtype=np.int64))
         status = _k.FALLBACK
         if fac is not None:
             stats["n_refactorizations"] += 1
@@ -93,7 +93,7 @@ def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch,
             st = cur.copy()
             status, m, drift = _k.run(Q, q, ub0, ub1, st, keys, kk, Minv, s0, s1, float(t_b),
                                       float(t_end), watch, level, max_updates, tie_tol,
-                                      zero_tol, drift_tol, _KKTInverse.sing_tol, prob.p_scale,
+                                      zero_tol, drift_tol, KKTInverse.sing_tol, prob.p_scale,
                                       out_t, out_i, out_new, out_x)
             stats["max_drift"] = max(stats["max_drift"], drift)
             for r in range(m):
@@ -101,7 +101,7 @@ def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch,
                 if i >= 0:
                     new = cur.copy()
                     new[i] = out_new[r]
-                    events.extend(_events_for(t, cur, new, [i]))
+                    events.extend(events_for(t, cur, new, [i]))
                     cur = new
                     n_fast += 1
                 params.append(t)
@@ -131,7 +131,7 @@ def trace_cp(prob: _Problem, t_start: float, t_end: float, x0, state0, *, watch,
     if len(params) > 1 and params[-1] == t_end:
         # the end point solved at t_end itself (a long last segment, e.g. up to a very large
         # C*, would multiply the rounding of the slopes and running sums by its length)
-        exact = _exact_point(prob, t_end, states[-1])
+        exact = exact_point(prob, t_end, states[-1])
         if exact is not None:
             xs[-1] = exact.x
     info = {"n_events": n_fast + n_engine, "n_engine_events": n_engine, **stats}

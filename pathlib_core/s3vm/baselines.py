@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.homotopy import HomotopyError, _screen_psd
+from ..core.homotopy import HomotopyError, screen_psd
 from ..core.qp import solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import check_psd, positive_scalar
@@ -72,7 +72,7 @@ def _kernel_named(func):
     @functools.wraps(func)
     def wrapper(K, y, **kwargs):
         Kv, _, _, _ = check_s3vm_inputs(K, y)
-        _screen_psd(Kv, "K")
+        screen_psd(Kv, "K")
         try:
             return func(Kv, y, **kwargs)
         except (HomotopyError, ValueError, np.linalg.LinAlgError) as exc:

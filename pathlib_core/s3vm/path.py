@@ -30,7 +30,7 @@ On the boundary the polytope constraint ``y_hat_i f(x_i) >= 0`` gets a multiplie
 ``gamma_i >= 0`` and ``beta_i = y_hat_i (theta_i + gamma_i)``.
 
 Algorithm 1-3: a CP-step follows the box QP above in ``t = C^*`` (upper bounds of ``U``
-affine in ``t``) with :func:`pathlib_core.core.homotopy._trace` until some ``y_hat_i f(x_i)``
+affine in ``t``) with :func:`pathlib_core.core.homotopy.trace_path` until some ``y_hat_i f(x_i)``
 reaches
 0 (the path hits the polytope's boundary); a DJ-step flips those labels (eq. (10)) and
 re-solves the polytope-constrained problem with the warm-started active-set QP
@@ -50,13 +50,13 @@ from ..core.homotopy import (
     LOWER,
     UPPER,
     HomotopyError,
-    _conditioning_note,
-    _kernel_scale,
-    _make_problem,
-    _screen_psd,
-    _trace,
+    conditioning_note,
+    kernel_scale_pow2,
+    make_problem,
+    screen_psd,
+    trace_path,
 )
-from ..core.kkt import _QPData, _recover_bounds, _residuals
+from ..core.kkt import QPData, qp_data_residuals, recover_bounds
 from ..core.qp import solve_qp
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
@@ -258,12 +258,12 @@ def _residual_fn(K, lab, b, C):
         ub = _upper(lab, C, t)
         n = ylab.shape[0]
         theta = rec.theta * s
-        d = _QPData(Q, q, np.zeros((0, n)), np.zeros(0), np.zeros((0, n)), np.zeros(0),
+        d = QPData(Q, q, np.zeros((0, n)), np.zeros(0), np.zeros((0, n)), np.zeros(0),
                     np.zeros(n), ub)
         grad = Q @ theta + q
-        w_lb, w_ub = _recover_bounds(grad, theta, d.lb, d.ub, np.inf)
+        w_lb, w_ub = recover_bounds(grad, theta, d.lb, d.ub, np.inf)
         with np.errstate(over="ignore"):  # the absolute products (unused) may overflow
-            return _residuals(d, theta, np.zeros(0), np.zeros(0), w_lb, w_ub, True).max
+            return qp_data_residuals(d, theta, np.zeros(0), np.zeros(0), w_lb, w_ub, True).max
 
     return residual
 
@@ -446,7 +446,7 @@ def _cp_step(K, ylab, lab, b, C, t0, t_max, theta0, refactor_every, watch, exemp
     q = b * ylab - 1.0
     ub0 = np.where(lab, C, 0.0)
     ub1 = np.where(lab, 0.0, 1.0)
-    prob = _make_problem(Q, q, None, None, None, None, np.zeros(n), None, ub0, ub1)
+    prob = make_problem(Q, q, None, None, None, None, np.zeros(n), None, ub0, ub1)
     if psd_check is not None:
         prob.psd_check = psd_check
     params_all, recs_all, events_all = [t0], [None], []
@@ -539,7 +539,7 @@ def _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record, refactor_every, 
     params, recs, evs = [], [], []
     for _ in range(100):
         try:
-            path = _trace(prob, t, t_end, x0=theta,
+            path = trace_path(prob, t, t_end, x0=theta,
                           state0=_start_state(Q, q, theta, ub0 + t * ub1),
                           param_name="C_unlabeled", record=record,
                           refactor_every=refactor_every, stop=stop)
@@ -550,7 +550,7 @@ def _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record, refactor_every, 
                 raise
             stats["n_restarts"] += 1
             if t_f > t:
-                p0 = _trace(prob, t, t_f, x0=theta,
+                p0 = trace_path(prob, t, t_f, x0=theta,
                             state0=_start_state(Q, q, theta, ub0 + t * ub1),
                             param_name="C_unlabeled", record=record,
                             refactor_every=refactor_every, stop=stop)
@@ -665,7 +665,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     engine : {"fast", "generic"}
         How the CP-steps are traced: ``"fast"`` runs the plain events in a compiled loop
         (:mod:`pathlib_core.s3vm._fast`) and hands degenerate ones to the generic engine;
-        ``"generic"`` uses :func:`pathlib_core.core.homotopy._trace` throughout. Both give the
+        ``"generic"`` uses :func:`pathlib_core.core.homotopy.trace_path` throughout. Both give the
         same path (up to rounding); ``"generic"`` is the reference the tests compare with.
 
     Returns
@@ -712,8 +712,8 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     Cmax = positive_scalar(C_unlabeled_max, "C_unlabeled_max", allow_zero=True)
     check_choice(engine, "engine", ("fast", "generic"))
     btol = positive_scalar(boundary_tol, "boundary_tol")
-    _screen_psd(Kv, "K")
-    s = _kernel_scale(Kv)
+    screen_psd(Kv, "K")
+    s = kernel_scale_pow2(Kv)
     C_n, Cmax_n = C * s, Cmax * s
     for name, val, val_n in (("C", C, C_n), ("C_unlabeled_max", Cmax, Cmax_n)):
         if not np.isfinite(val_n) or (val > 0 and val_n == 0.0):
@@ -735,7 +735,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
             raise err from exc
         if isinstance(exc, HomotopyError):
             units = "" if s == 1.0 else f" (t = {s:g} C*, the kernel scaled by 1/{s:g})"
-            raise HomotopyError(f"{exc}{units}{_conditioning_note(Kv)}") from exc
+            raise HomotopyError(f"{exc}{units}{conditioning_note(Kv)}") from exc
         raise
     b = info["intercept"]
     if s != 1.0:
@@ -1023,14 +1023,14 @@ def conditional_solution_cvxpy(K, y, labels, *, C, C_unlabeled, tol: float = 1e-
     """
     import cvxpy as cp
 
-    from ..core.qp import _psd_factor, _solver_options
+    from ..core.qp import psd_factor, solver_options
 
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
     ylab = _check_labels(labels, yv, lab, unl)
     C = positive_scalar(C, "C")
     Cu = positive_scalar(C_unlabeled, "C_unlabeled", allow_zero=True)
     b = class_balance_bias(yv)
-    Lf = _psd_factor(Kv)
+    Lf = psd_factor(Kv)
     u = cp.Variable(Lf.shape[1])  # f = L u + b, ||w||^2 = ||u||^2 (u = L' beta)
     f = Lf @ u + b
     hinge = cp.pos(1 - cp.multiply(ylab, f))
@@ -1039,7 +1039,7 @@ def conditional_solution_cvxpy(K, y, labels, *, C, C_unlabeled, tol: float = 1e-
     iu = np.flatnonzero(unl)
     prob = cp.Problem(cp.Minimize(obj), [cp.multiply(ylab[iu], f[iu]) >= 0])
     try:
-        prob.solve(solver="CLARABEL", **_solver_options("CLARABEL", tol))
+        prob.solve(solver="CLARABEL", **solver_options("CLARABEL", tol))
     except cp.error.SolverError:  # pragma: no cover - retried with defaults
         prob.solve(solver="CLARABEL")
     return float(prob.value), np.asarray(Lf @ u.value + b)

@@ -62,10 +62,10 @@ from ..core.qp import solve_lp, solve_qp
 from ..core.solution_path import Event, FunctionSegment, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import (
-    _check_finite,
     as_binary_labels,
     as_matrix,
     as_vector,
+    check_all_finite,
     check_choice,
     finite_scalar,
     positive_int,
@@ -146,7 +146,7 @@ def selective_penalty(a, mu: float) -> np.ndarray:
         arr = np.asarray(a, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"a must be a numeric array or scalar; got {type(a).__name__}") from exc
-    _check_finite(arr, "a")
+    check_all_finite(arr, "a")
     mu = positive_scalar(mu, "mu", allow_zero=True)
     return _selective_penalty(arr, mu)
 

@@ -103,12 +103,12 @@ def test_bad_input_raises_value_error(kwargs, match):
 def _residual(path, t, x, nu):
     """The path's residual for a record at t with x (and nu) replaced (bound multipliers
     recovered from the gradient with no threshold, as for the engine's own records)."""
-    from pathlib_core.core.kkt import _recover_bounds, _residuals
+    from pathlib_core.core.kkt import qp_data_residuals, recover_bounds
 
     d = path.info["_qp"](t)
     g = d.P @ x + d.q + d.A.T @ nu
-    w_lb, w_ub = _recover_bounds(g, x, d.lb, d.ub, np.inf)
-    return _residuals(d, x, np.zeros(0), nu, w_lb, w_ub, True).max
+    w_lb, w_ub = recover_bounds(g, x, d.lb, d.ub, np.inf)
+    return qp_data_residuals(d, x, np.zeros(0), nu, w_lb, w_ub, True).max
 
 
 def coherent_perturbation(P, x, free, size=1e-6):
@@ -124,13 +124,13 @@ def coherent_perturbation(P, x, free, size=1e-6):
 
 
 def test_perturbed_solution_is_not_certified():
-    from pathlib_core.core.homotopy import _make_problem
+    from pathlib_core.core.homotopy import make_problem
 
     P, q0, q1 = _box_problem(12, seed=3)
     A = np.ones((1, 12))
     kw = dict(A=A, b0=[0.5], b1=[0.2], lb0=-1.0, ub0=1.0, ub1=0.1)
     path = parametric_qp_path(P, q0, q1, t_start=-2.0, t_end=3.0, **kw)
-    prob = _make_problem(P, q0, q1, A, [0.5], [0.2], -1.0, None, 1.0, 0.1)
+    prob = make_problem(P, q0, q1, A, [0.5], [0.2], -1.0, None, 1.0, 0.1)
     path.info["_qp"] = prob.qp_data
     checked = 0
     for t in path.breakpoints:
