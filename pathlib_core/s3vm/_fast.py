@@ -4,10 +4,10 @@ A CP-step (Ogawa et al. 2013, Algorithm 2) is the box QP of :mod:`pathlib_core.s
 upward in ``t = C^*`` until a watched margin reaches the polytope boundary. The generic engine
 (:func:`pathlib_core.core.homotopy.trace_path`) pays ``O(n k)`` Python work per event for
 machinery that this QP needs only rarely (ties, equality rows, undetermined multipliers). This
-module runs the plain single-index events in a compiled loop
-(:mod:`pathlib_core.s3vm._kernel`, arithmetic in its docstring) and hands everything else -- the exact start, ties, zero-length steps, singular
-updates, wrong-way indices, drift -- to the generic engine for exactly one event, after which
-the loop resumes from the engine's exact breakpoint. Same design as the lean SVM path
+module runs the plain single-index events in a compiled loop (:mod:`pathlib_core.s3vm._kernel`,
+arithmetic in its docstring) and hands everything else -- the exact start, ties, zero-length
+steps, singular updates, wrong-way indices, drift -- to the generic engine for exactly one
+event, after which the loop resumes from the engine's exact breakpoint. Same design as the lean SVM path
 (:mod:`pathlib_core.primer._svm_fast`); the tests compare it with the generic engine.
 """
 
