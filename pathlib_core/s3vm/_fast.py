@@ -7,8 +7,8 @@ machinery that this QP needs only rarely (ties, equality rows, undetermined mult
 module runs the plain single-index events in a compiled loop (:mod:`pathlib_core.s3vm._kernel`,
 arithmetic in its docstring) and hands everything else -- the exact start, ties, zero-length
 steps, singular updates, wrong-way indices, drift -- to the generic engine for exactly one
-event, after which the loop resumes from the engine's exact breakpoint. Same design as the lean SVM path
-(:mod:`pathlib_core.primer._svm_fast`); the tests compare it with the generic engine.
+event, after which the loop resumes from the engine's exact breakpoint. Same design as the
+lean SVM path (:mod:`pathlib_core.primer._svm_fast`); the tests compare it with the generic engine.
 """
 
 from __future__ import annotations
