@@ -24,10 +24,12 @@ __all__ = [
     "check_psd",
     "check_bounds",
     "check_all_finite",
+    "encode_binary_labels",
 ]
 
 
 def check_all_finite(arr: np.ndarray, name: str) -> None:
+    """Raise ``ValueError`` naming ``name`` (and how many entries) if ``arr`` has NaN or inf."""
     if not np.all(np.isfinite(arr)):
         n_bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} must contain only finite values; found {n_bad} NaN/inf")
@@ -97,6 +99,43 @@ def as_binary_labels(y, name: str = "y", *, length: int | None = None,
     if len(values) < 2:
         raise ValueError(f"{name} must contain both classes -1 and +1; found only {values}")
     return arr
+
+
+def encode_binary_labels(y, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """Map any two-class label vector to ``{-1, +1}``, as scikit-learn classifiers do.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels of any type numpy can sort (strings, 0/1, -1/+1, booleans).
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    y_pm : ndarray of float, shape (n,)
+        ``-1.0`` for ``classes[0]`` and ``+1.0`` for ``classes[1]``.
+    classes : ndarray of shape (2,)
+        The sorted distinct labels (store them as the estimator's ``classes_``);
+        ``classes[(f > 0).astype(int)]`` turns a decision value back into a label.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not one-dimensional, is empty, or does not hold exactly two classes.
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    classes, inverse = np.unique(arr, return_inverse=True)
+    if classes.size != 2:
+        raise ValueError(f"{name} must hold exactly two classes; found {classes.size} "
+                         f"({classes[:5].tolist()})")
+    return np.where(inverse == 1, 1.0, -1.0), classes
 
 
 def finite_scalar(x, name: str) -> float:
