@@ -29,7 +29,8 @@ ifneq ($(NB),)
 NOTEBOOKS := $(NB)
 endif
 EXECUTED  := $(patsubst notebooks/%.ipynb,book/executed/%.ipynb,$(NOTEBOOKS))
-CORE      := $(shell find pathlib_core -name '*.py') data/registry.json requirements.lock
+CORE      := $(shell find pathlib_core -name '*.py') pathlib_core/datasets/registry.json \
+             requirements.lock
 PARAMS    := $(BUILD)/params.txt
 
 .PHONY: help install lock test test-explore lint execute pages book check-repro check-browser bench clean \

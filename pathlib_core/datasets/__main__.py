@@ -13,7 +13,7 @@ def main(argv=None) -> int:
                                      description=__doc__)
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--write-readme", action="store_true",
-                       help="regenerate data/README.md from data/registry.json")
+                       help="regenerate data/README.md from pathlib_core/datasets/registry.json")
     group.add_argument("--check-readme", action="store_true",
                        help="exit 1 if data/README.md is out of date")
     group.add_argument("--verify", action="store_true",

@@ -1,7 +1,7 @@
 """Registry access, raw-file readers and the documented preprocessing.
 
-Everything here is driven by ``data/registry.json`` (the single source of truth). A loader
-reads the raw file(s) shipped inside an installed pip package *as text* (every cell is a
+Everything here is driven by the registry, ``pathlib_core/datasets/registry.json`` (the single
+source of truth, shipped as package data). A loader reads the raw file(s) shipped inside an installed pip package *as text* (every cell is a
 string), so that no type inference of pandas or of the source package can change the data
 between versions. The preprocessing applied afterwards is the same for every dataset:
 
@@ -53,8 +53,10 @@ def _optional(module: str):
         raise ImportError(f"reading the offline datasets needs {module!r}, which is not "
                           f"installed: {_INSTALL_HINT[module]}") from exc
 
+#: the registry ships inside the package (package data), so an installed copy can load
+REGISTRY_PATH = Path(__file__).resolve().with_name("registry.json")
+#: the repository checkout holding this package, when there is one (``data/`` lives there)
 REPO_ROOT = Path(__file__).resolve().parents[2]
-REGISTRY_PATH = REPO_ROOT / "data" / "registry.json"
 README_PATH = REPO_ROOT / "data" / "README.md"
 MISSING_TOKENS = ("?", "", "NA", "nan")
 TASKS = ("binary", "multiclass", "regression")

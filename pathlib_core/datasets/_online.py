@@ -32,7 +32,10 @@ from pathlib import Path
 from ._core import REPO_ROOT, registry, sha256_file
 
 OPENML_BASE_URL = "https://api.openml.org"
-DEFAULT_CACHE_DIR = REPO_ROOT / "data" / "cache"
+#: downloads go to ``data/cache/`` of a repository checkout, else to the user's cache directory
+_USER_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pathlib_core"
+DEFAULT_CACHE_DIR = (REPO_ROOT / "data" / "cache" if (REPO_ROOT / "data").is_dir()
+                     else _USER_CACHE)
 _CHUNK = 1 << 16
 
 
