@@ -2,8 +2,9 @@
 
 Everything here is driven by the registry, ``pathlib_core/datasets/registry.json`` (the single
 source of truth, shipped as package data). A loader reads the raw file(s) shipped inside an
-installed pip package *as text* (every cell is a string), so that no type inference of pandas or of the source package can change the data
-between versions. The preprocessing applied afterwards is the same for every dataset:
+installed pip package *as text* (every cell is a string), so that no type inference of pandas
+or of the source package can change the data between versions. The preprocessing applied
+afterwards is the same for every dataset:
 
 1. drop the columns listed in ``options.drop_columns`` (identifiers, non-predictive columns,
    columns that are mostly missing);
