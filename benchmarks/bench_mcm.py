@@ -28,7 +28,7 @@ from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
 from pathlib_core import datasets  # noqa: E402
 from pathlib_core.core.kernels import rbf_kernel  # noqa: E402
-from pathlib_core.mcm.lp import ConformalMCMClassifier, MCMClassifier, fit_mcm  # noqa: E402
+from pathlib_core.mcm import ConformalMCMClassifier, MCMClassifier, fit_mcm  # noqa: E402
 
 
 def _subset(n: int, seed: int = 0):

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import parse_args, ratio_row, write_report  # noqa: E402
 
 from pathlib_core import datasets  # noqa: E402
-from pathlib_core.mcm.lp import (  # noqa: E402
+from pathlib_core.mcm import (  # noqa: E402
     ConformalMCMClassifier,
     ConformalSVMClassifier,
     MCMClassifier,

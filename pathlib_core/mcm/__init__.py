@@ -1,16 +1,21 @@
 """The Minimal Complexity Machine (Jayadeva, 2015) and conformal kernel optimization.
+
+- :mod:`pathlib_core.mcm.lp`         -- the MCM linear program: :func:`fit_mcm`, :func:`mcm_lp`
+- :mod:`pathlib_core.mcm.conformal`  -- kernel scatter matrices, the Fisher ratio and
+  :func:`optimize_conformal` (Badge et al. 2021)
+- :mod:`pathlib_core.mcm.estimators` -- :class:`MCMClassifier`, :class:`ConformalMCMClassifier`,
+  :class:`ConformalSVMClassifier`
 """
 
 import lazy_loader as _lazy
 
 __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
-    submodules=["lp"],
+    submodules=["lp", "conformal", "estimators"],
     submod_attrs={
-        "lp": [
-            "fit_mcm", "mcm_lp", "MCMResult", "scatter_matrices", "fisher_ratio_direct",
-            "optimize_conformal", "ConformalSolution", "MCMClassifier", "ConformalMCMClassifier",
-            "ConformalSVMClassifier", "LP_METHODS",
-        ],
+        "lp": ["fit_mcm", "mcm_lp", "MCMResult", "LP_METHODS", "C_RESOLVE", "C_MIN"],
+        "conformal": ["scatter_matrices", "fisher_ratio_direct", "optimize_conformal",
+                      "ConformalSolution"],
+        "estimators": ["MCMClassifier", "ConformalMCMClassifier", "ConformalSVMClassifier"],
     },
 )

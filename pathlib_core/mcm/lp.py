@@ -20,30 +20,20 @@ non-zero. The option ``l1 > 0`` adds ``l1 * sum_j |lambda_j|`` to the objective 
 ``lambda``, as later MCM variants do), which keeps the problem a linear program, makes the
 interpolating solutions costly and yields sparse ``lambda``.
 
-Kernel optimization (Badge, Soman, Chandra, Jayadeva 2021, building on Amari & Wu 1999 and
-Xiong et al. 2005): the basic kernel ``K0`` is conformally transformed, ``K = C K0 C`` with
-``c(x) = alpha_0 + sum_i alpha_i k_1(x, a_i)`` over empirical cores ``a_i`` (the support vectors
-of a first MCM), and ``alpha`` maximizes the kernel Fisher criterion ``J = c'B0c / c'W0c``
-(Theorem 2.3, eq. (40)) through the generalized eigenproblem ``P alpha = gamma Q alpha`` with
-``P = K1' B0 K1`` and ``Q = K1' (W0 + D I) K1`` (eq. (41)).
+The conformal kernel optimization of Badge et al. is in :mod:`pathlib_core.mcm.conformal`, the
+scikit-learn estimators in :mod:`pathlib_core.mcm.estimators`.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse
 from scipy.optimize import linprog
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.kernels import conformal_basis, conformal_kernel, linear_kernel, rbf_kernel
+from ..core.exceptions import SolverError
 from ..core.kkt import KKTResiduals, lp_residuals
 from ..core.threads import single_blas_thread
 from ..core.validation import (
@@ -51,15 +41,10 @@ from ..core.validation import (
     as_kernel,
     as_matrix,
     check_choice,
-    check_psd,
     positive_scalar,
 )
 
-__all__ = [
-    "MCMResult", "fit_mcm", "mcm_lp", "scatter_matrices", "fisher_ratio_direct",
-    "ConformalSolution", "optimize_conformal", "MCMClassifier", "ConformalMCMClassifier",
-    "ConformalSVMClassifier", "LP_METHODS",
-]
+__all__ = ["MCMResult", "fit_mcm", "mcm_lp", "LP_METHODS", "C_RESOLVE", "C_MIN"]
 
 #: ``method`` values accepted by :func:`fit_mcm` (scipy's HiGHS front ends).
 LP_METHODS = ("highs", "highs-ds", "highs-ipm")
@@ -309,7 +294,7 @@ def _refine_duals(lp, z, w_lb):
 def _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method):
     """``linprog`` (HiGHS, :data:`_HIGHS_OPTIONS`). If HiGHS does not report an optimal
     solution with ``method``, the other methods of :data:`LP_METHODS` are tried; if none
-    does, ``ValueError`` says so."""
+    does, :class:`~pathlib_core.core.exceptions.SolverError` says so."""
     tried = []
     for m in [method] + [m for m in LP_METHODS if m != method]:
         with warnings.catch_warnings():
@@ -319,7 +304,7 @@ def _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method):
         if res.status == 0 and res.x is not None:
             return res
         tried.append(f"{m}: status {res.status} ({res.message})")
-    raise ValueError("the MCM linear program was not solved by HiGHS (" + "; ".join(tried)
+    raise SolverError("the MCM linear program was not solved by HiGHS (" + "; ".join(tried)
                      + "); the LP is feasible and bounded, so this is a numerical failure")
 
 
@@ -442,11 +427,13 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
     Raises
     ------
     ValueError
-        Bad input (naming the argument); when no HiGHS method reports an optimal solution
-        (the LP is always feasible and bounded, so this means a numerical failure; the
-        message names ``l1`` when it is far from the scale of ``K``, e.g. a linear kernel of
-        features whose scales differ by twelve orders of magnitude); or a ``C`` above
-        ``C_RESOLVE`` whose solution keeps slack.
+        Bad input (naming the argument), or a ``C`` above ``C_RESOLVE`` whose solution keeps
+        slack.
+    SolverError
+        No HiGHS method reports an optimal solution (the LP is always feasible and bounded,
+        so this means a numerical failure; the message names ``l1`` when it is far from the
+        scale of ``K``, e.g. a linear kernel of features whose scales differ by twelve
+        orders of magnitude).
     """
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
@@ -484,12 +471,12 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
     try:
         x, z, w_lb, n_iter = _solve_sparse(A, y, C=C_solve, l1=l1_solve, split=split,
                                            null=null, method=method, n_lb=lp["lb"])
-    except ValueError as exc:
+    except SolverError as exc:
         cause = (f"; l1 is {l1_solve:.3g} times the largest entry of K, next to the unit cost "
                  f"of h: the norm of lambda is then hardly resolved (rescale K or choose l1 of "
                  f"the order of max|K|)" if split and not 1e-8 <= l1_solve <= 1e8 else
                  "; try a larger rank_tol, l1 > 0 or a C closer to 1")
-        raise ValueError(str(exc) + cause) from exc
+        raise SolverError(str(exc) + cause) from exc
     # HiGHS's tolerances apply to its internally scaled LP: where a tight row or a reduced
     # cost is off by more than rounding (relative to its terms), correct the primal and the
     # dual onto the vertex HiGHS found (small least-squares systems)
@@ -540,372 +527,6 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
                      C=C, l1=l1, polish=polish, rank=rank, lp=lp)
 
 
-# ---------------------------------------------------------------------------------------------
-# Kernel scatter matrices, Theorem 2.3 and the eigenproblem (41)
-# ---------------------------------------------------------------------------------------------
-
-def scatter_matrices(K, y) -> tuple[np.ndarray, np.ndarray]:
-    r"""Between- and within-class kernel scatter matrices ``B`` and ``W`` (eqs. (38)-(39)).
-
-    For points of any order: ``B_ij = [y_i = y_j] K_ij / M_{y_i} - K_ij / M`` and
-    ``W_ij = delta_ij K_ii - [y_i = y_j] K_ij / M_{y_i}``. Then ``1'B1 / 1'W1`` is the Fisher
-    scalar ``tr S_b / tr S_w`` of the empirical feature space (Theorem 2.3, eq. (40)).
-
-    .. math::
-
-        B_{ij} = \frac{[y_i = y_j]\, K_{ij}}{M_{y_i}} - \frac{K_{ij}}{M}, \qquad
-        W_{ij} = \delta_{ij} K_{ii} - \frac{[y_i = y_j]\, K_{ij}}{M_{y_i}},
-
-    with :math:`M` the number of points and :math:`M_{\pm 1}` the size of each class.
-
-    Parameters
-    ----------
-    K : array_like of shape (M, M)
-        Kernel matrix on the points (symmetric to a relative ``1e-8``; it is symmetrized).
-    y : array_like of shape (M,)
-        Labels in {-1, +1}; both classes must be present.
-
-    Returns
-    -------
-    B : ndarray of shape (M, M)
-        Between-class scatter matrix (exactly symmetric).
-    W : ndarray of shape (M, M)
-        Within-class scatter matrix (exactly symmetric).
-
-    Raises
-    ------
-    ValueError
-        A non-square, non-symmetric or non-finite ``K``, or labels that are not -1 / +1 or of
-        one class only.
-    """
-    K = as_kernel(K, "K")
-    y = as_binary_labels(y, "y", length=K.shape[0])
-    if np.unique(y).size < 2:
-        raise ValueError("y must contain both classes -1 and +1; got only one class")
-    n = y.shape[0]
-    same = y[:, None] == y[None, :]
-    m_class = np.where(y > 0, np.sum(y > 0), np.sum(y < 0)).astype(float)
-    block = np.where(same, K / m_class[:, None], 0.0)
-    B = block - K / n
-    W = np.diag(np.diag(K)) - block
-    return 0.5 * (B + B.T), 0.5 * (W + W.T)
-
-
-def fisher_ratio_direct(K, y, *, rtol: float = 1e-12) -> float:
-    r"""``J = tr S_b / tr S_w`` computed from the images ``z_i`` in the empirical feature space.
-
-    ``K = U diag(s) U'`` (eigenvalues ``s > rtol * max s`` kept), ``z_i = diag(s)^{1/2} U_i'``,
-    so that ``z_i' z_j = K_ij``; then eqs. (35)-(37). Independent of :func:`scatter_matrices`.
-
-    .. math::
-
-        J = \frac{\sum_{c \in \{-1, +1\}} M_c \lVert \bar z_c - \bar z \rVert^2}
-                 {\sum_{c \in \{-1, +1\}} \sum_{y_i = c} \lVert z_i - \bar z_c \rVert^2},
-
-    with :math:`\bar z_c` the class means and :math:`\bar z` the overall mean.
-
-    Parameters
-    ----------
-    K : array_like of shape (M, M)
-        Kernel matrix on the points (symmetric to a relative ``1e-8``; it is symmetrized).
-        Positive semi-definite in principle: eigenvalues ``<= rtol * max s`` (negative ones
-        included) are dropped.
-    y : array_like of shape (M,)
-        Labels in {-1, +1}; both classes must be present.
-    rtol : float, default 1e-12
-        Relative eigenvalue cut-off.
-
-    Returns
-    -------
-    float
-        The Fisher ratio :math:`J \ge 0`; equal (to rounding) to ``1'B1 / 1'W1`` of
-        :func:`scatter_matrices` for a positive semi-definite ``K``.
-
-    Raises
-    ------
-    ValueError
-        A non-square, non-symmetric or non-finite ``K``, or labels that are not -1 / +1 or of
-        one class only; or a within-class scatter of zero (every class collapses to one point
-        in the kept eigen-directions, e.g. ``K = 0``), where ``J`` is undefined.
-    """
-    K = as_kernel(K, "K")
-    y = as_binary_labels(y, "y", length=K.shape[0])
-    s, U = np.linalg.eigh(K)
-    top = float(np.max(np.abs(s)))
-    if top > 0 and s[0] < -max(rtol, 1e-10) * top:
-        # the images z_i with z_i'z_j = K_ij exist only for a positive semi-definite K:
-        # dropping its negative eigenvalues would compute the ratio of another kernel
-        check_psd(K, "K", rtol=max(rtol, 1e-10))
-    keep = s > rtol * max(float(s.max()), 0.0)
-    Z = U[:, keep] * np.sqrt(s[keep])
-    zbar = Z.mean(axis=0)
-    sb = sw = 0.0
-    for cls in (-1.0, 1.0):
-        Zc = Z[y == cls]
-        mc = Zc.mean(axis=0)
-        sb += Zc.shape[0] * float(np.sum((mc - zbar) ** 2))
-        sw += float(np.sum((Zc - mc) ** 2))
-    if sw == 0.0:
-        raise ValueError("the within-class scatter tr S_w of K is zero (every class collapses "
-                         "to one point in the kept eigen-directions): the Fisher ratio J is "
-                         "undefined")
-    return sb / sw
-
-
-@dataclass
-class ConformalSolution:
-    """Result of :func:`optimize_conformal` (steps 3-5 of the algorithm).
-
-    Attributes
-    ----------
-    alpha : ndarray of shape (n_ec + 1,)
-        ``(alpha_0, alpha_1, ..., alpha_ec)``, scaled so that the training factors have mean
-        square 1 and sign so that their mean is positive.
-    gamma_eig : float
-        The largest generalized eigenvalue ``gamma`` of ``P alpha = gamma Q alpha``.
-    eig_residual : float
-        ``||P alpha - gamma Q alpha|| / (||P|| ||alpha||)``.
-    ridge : float
-        The ridge ``D`` actually used (raised from the requested one when ``Q`` was not
-        numerically positive definite; see ``ridge_raised``).
-    ridge_raised : bool
-    c_train : ndarray of shape (n,)
-        ``c = K1 alpha`` at the training points.
-    J_base, J_opt : float
-        ``1'B0 1 / 1'W0 1`` (``c = 1``) and ``c'B0c / c'W0c`` at the optimized ``c``.
-    """
-
-    alpha: np.ndarray
-    gamma_eig: float
-    eig_residual: float
-    ridge: float
-    ridge_raised: bool
-    c_train: np.ndarray
-    J_base: float
-    J_opt: float
-    P: np.ndarray = field(repr=False)
-    Q: np.ndarray = field(repr=False)
-
-
-@single_blas_thread
-def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
-    r"""Maximize the kernel Fisher criterion over the conformal coefficients (eqs. (40)-(41)).
-
-    .. math::
-
-        \max_\alpha \frac{\alpha' K_1' B_0 K_1 \alpha}{\alpha' K_1' (W_0 + D I) K_1 \alpha}
-        \iff P \alpha = \gamma Q \alpha \text{ (largest } \gamma).
-
-    Parameters
-    ----------
-    K0 : array_like of shape (n, n)
-        Basic kernel on the training points.
-    y : array_like of shape (n,)
-        Labels in {-1, +1}.
-    K1 : array_like of shape (n, n_ec + 1)
-        :func:`pathlib_core.core.kernels.conformal_basis` at the training points (eq. (34)).
-    D : float
-        Ridge on ``W0`` (> 0). If ``Q`` is still not numerically positive definite (e.g.
-        duplicated cores), ``D`` is raised by factors of 10 until the Cholesky factorization
-        succeeds; ``ridge_raised`` reports it.
-
-    Returns
-    -------
-    ConformalSolution
-        ``alpha`` is the eigenvector of the largest generalized eigenvalue ``gamma_eig``,
-        normalized so that ``c_train = K1 @ alpha`` has mean square 1 and a positive mean;
-        ``J_base`` and ``J_opt`` are the Fisher ratios ``c'B0c / c'W0c`` of the unit factor
-        and of ``c_train`` (``B0, W0`` from :func:`scatter_matrices` of ``K0``); ``P`` and
-        ``Q`` are the matrices of the eigenproblem actually solved.
-
-    Raises
-    ------
-    ValueError
-        Bad input (naming the argument: ``K0`` not a symmetric kernel, labels that are not
-        -1 / +1 or of one class only, ``K1`` with a different number of rows, ``D <= 0``), or
-        a ``Q`` that stays singular for every ridge tried.
-    """
-    K0 = as_kernel(K0, "K0")
-    y = as_binary_labels(y, "y", length=K0.shape[0])
-    K1 = as_matrix(K1, "K1")
-    if K1.shape[0] != K0.shape[0]:
-        raise ValueError(f"K1 must have {K0.shape[0]} rows (one per training point); "
-                         f"got {K1.shape[0]}")
-    D = positive_scalar(D, "D")
-    B0, W0 = scatter_matrices(K0, y)
-    P = K1.T @ B0 @ K1
-    P = 0.5 * (P + P.T)
-    G = K1.T @ K1
-    base = K1.T @ W0 @ K1
-    ones = np.ones(K0.shape[0])
-    w_base = float(ones @ W0 @ ones)
-    if not w_base > 1e-12 * float(np.abs(np.diag(K0)).sum()):
-        check_psd(K0, "K0")  # a negative scatter means a K0 that is not a kernel
-        raise ValueError("the within-class scatter 1'W0 1 of K0 is zero (each class is a single "
-                         "point, or its points coincide in the feature space of K0): the "
-                         "Fisher ratio J = 1'B0 1 / 1'W0 1 is undefined; at least one class "
-                         "needs two distinct points")
-    ridge, raised = D, False
-    for _ in range(12):
-        Q = 0.5 * (base + ridge * G + (base + ridge * G).T)
-        # K1'K1 itself may be singular (duplicated cores): a tiny identity keeps Q definite
-        Q = Q + 1e-12 * max(float(np.trace(Q)), 1e-300) * np.eye(Q.shape[0])
-        try:
-            scipy.linalg.cholesky(Q, lower=True)
-            break
-        except np.linalg.LinAlgError:
-            if not raised:
-                # W0 is positive semi-definite exactly when K0 is (its blocks are centred
-                # Gram matrices): a K0 that is not PSD gets its own message, not a ridge
-                check_psd(K0, "K0")
-            ridge, raised = ridge * 10.0, True
-    else:  # pragma: no cover - Q = K1'(W0 + D I)K1 + eps I is definite for D large enough
-        raise ValueError("the conformal eigenproblem is singular for every ridge D tried")
-    vals, vecs = scipy.linalg.eigh(P, Q)
-    g, alpha = float(vals[-1]), vecs[:, -1].copy()
-    c = K1 @ alpha
-    if c.mean() < 0:
-        alpha, c = -alpha, -c
-    rms = float(np.sqrt(np.mean(c ** 2)))
-    if rms > 0:
-        alpha, c = alpha / rms, c / rms
-    res = float(np.linalg.norm(P @ alpha - g * Q @ alpha)
-                / max(np.linalg.norm(P, 2) * np.linalg.norm(alpha), 1e-300))
-    J_base = float(ones @ B0 @ ones / w_base)
-    w_opt = float(c @ W0 @ c)
-    J_opt = float(c @ B0 @ c / w_opt) if w_opt > 0 else math.inf
-    return ConformalSolution(alpha=alpha, gamma_eig=g, eig_residual=res, ridge=ridge,
-                             ridge_raised=raised, c_train=c, J_base=J_base, J_opt=J_opt,
-                             P=P, Q=Q)
-
-
-# ---------------------------------------------------------------------------------------------
-# scikit-learn estimators
-# ---------------------------------------------------------------------------------------------
-
-def _gamma_value(gamma, X: np.ndarray, name: str = "gamma") -> float:
-    if isinstance(gamma, str):
-        check_choice(gamma, name, ("scale",))
-        var = float(X.var()) if X.size else 0.0
-        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-    return positive_scalar(gamma, name)
-
-
-def _binary_targets(est, y) -> np.ndarray:
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.size < 2:
-        raise ValueError(f"y must contain two classes; got only one class: {classes}")
-    if classes.size > 2 or type_of_target(y) != "binary":
-        raise ValueError("Only binary classification is supported: y must have two classes; "
-                         f"got {classes.size} (type {type_of_target(y)!r}). Use "
-                         "sklearn.multiclass.OneVsRestClassifier for more")
-    est.classes_ = classes
-    return np.where(y == classes[1], 1.0, -1.0)
-
-
-class _BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        tags.input_tags.pairwise = getattr(self, "kernel", "rbf") == "precomputed"
-        return tags
-
-    def predict(self, X):
-        d = self.decision_function(X)
-        return self.classes_[(d > 0).astype(int)]
-
-
-class MCMClassifier(_BinaryKernelClassifier):
-    """Kernel Minimal Complexity Machine (binary), trained by :func:`fit_mcm`.
-
-    Parameters
-    ----------
-    C : float, default 1.0
-        Slack penalty of eq. (30).
-    kernel : {"rbf", "linear", "precomputed"}, default "rbf"
-    gamma : float or "scale", default "scale"
-        RBF width ``exp(-gamma ||x - x'||^2)``; ``"scale"`` is ``1 / (d Var(X))`` as in SVC.
-    l1 : float, default 0.0
-        Weight of ``sum |lambda_j|`` (0 is the paper's LP; see :func:`fit_mcm`).
-    method : {"highs", "highs-ds", "highs-ipm"}
-    sv_tol : float, default 1e-8
-
-    Attributes
-    ----------
-    classes_, support_, n_support_ (per class, as in SVC), support_vectors_ (not for
-    "precomputed"), dual_coef_ (``lambda`` on the support), intercept_, h_, result_,
-    coef_ (the weights ``w`` of ``f(x) = x'w + b`` for ``kernel="linear"`` with ``l1 = 0``,
-    else None).
-    Prediction evaluates the kernel between the new points and the training support vectors
-    only (``kernel="precomputed"``: columns are all training points). With
-    ``kernel="linear"`` and ``l1 = 0`` the LP is solved from the columns of ``X`` (see
-    :func:`_linear_mcm`): features of very different scales then give the same training
-    decision values as unit-scale features, and prediction is ``x'w + b``.
-    """
-
-    def __init__(self, C=1.0, kernel="rbf", gamma="scale", l1=0.0, method="highs",
-                 sv_tol=1e-8):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.l1 = l1
-        self.method = method
-        self.sv_tol = sv_tol
-
-    def _kernel(self, X, Y=None):
-        if self.kernel == "linear":
-            return linear_kernel(X, Y)
-        return rbf_kernel(X, Y, gamma=self._gamma)
-
-    def fit(self, X, y):
-        check_choice(self.kernel, "kernel", ("rbf", "linear", "precomputed"))
-        positive_scalar(self.C, "C")
-        X, y = validate_data(self, X, y, dtype=float)
-        yb = _binary_targets(self, y)
-        if self.kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"X must be a square kernel matrix when kernel='precomputed'; "
-                                 f"got shape {X.shape}")
-            K = X
-            self._gamma = None
-        else:
-            self._gamma = _gamma_value(self.gamma, X) if self.kernel == "rbf" else None
-            K = self._kernel(X)
-        self.coef_ = None
-        if self.kernel == "linear" and positive_scalar(self.l1, "l1", allow_zero=True) == 0:
-            res, self.coef_ = _linear_mcm(X, yb, C=self.C, method=self.method,
-                                          sv_tol=self.sv_tol)
-        else:
-            res = fit_mcm(K, yb, C=self.C, l1=self.l1, method=self.method, sv_tol=self.sv_tol)
-        self.result_ = res
-        self.support_ = res.support
-        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
-                                   dtype=np.int32)
-        self.dual_coef_ = res.coef[res.support]
-        self.intercept_ = res.intercept
-        self.h_ = res.h
-        if self.kernel == "precomputed":
-            self._coef_full = res.coef
-        else:
-            self.support_vectors_ = X[res.support]
-        return self
-
-    def decision_function(self, X):
-        check_is_fitted(self, "result_")
-        X = validate_data(self, X, dtype=float, reset=False)
-        if self.kernel == "precomputed":
-            if X.shape[1] != self._coef_full.shape[0]:
-                raise ValueError(f"X must have {self._coef_full.shape[0]} columns (kernel "
-                                 f"against the training points); got {X.shape[1]}")
-            return X @ self._coef_full + self.intercept_
-        if self.coef_ is not None:  # linear kernel, l1 = 0: f(x) = x'w + b
-            return X @ self.coef_ + self.intercept_
-        if self.support_.size == 0:
-            return np.full(X.shape[0], self.intercept_)
-        return self._kernel(X, self.support_vectors_) @ self.dual_coef_ + self.intercept_
-
-
 def _linear_mcm(X, y, *, C, method, sv_tol):
     r"""The MCM LP with the linear kernel ``K = X X'`` and ``l1 = 0`` from the columns of ``X``.
 
@@ -930,149 +551,3 @@ def _linear_mcm(X, y, *, C, method, sv_tol):
     res.coef = lam
     res.support = np.flatnonzero(np.abs(lam) > sv_tol * float(np.max(np.abs(lam), initial=0)))
     return res, w
-
-
-class _ConformalBase(_BinaryKernelClassifier):
-    """Steps 1-7 of the conformal kernel algorithm; the final learner is set by subclasses."""
-
-    def _final_fit(self, K, yb):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def fit(self, X, y):
-        positive_scalar(self.C, "C")
-        positive_scalar(self.D, "D")
-        check_choice(self.cores, "cores", ("support", "all"))
-        X, y = validate_data(self, X, y, dtype=float)
-        yb = _binary_targets(self, y)
-        # step 1: zero mean, unit variance (training statistics)
-        self.mean_ = X.mean(axis=0)
-        sd = X.std(axis=0)
-        self.scale_ = np.where(sd > 0, sd, 1.0)
-        Z = (X - self.mean_) / self.scale_
-        self._gamma0 = _gamma_value(self.gamma, Z, "gamma")
-        self._gamma1 = (self._gamma0 if self.conformal_gamma is None
-                        else _gamma_value(self.conformal_gamma, Z, "conformal_gamma"))
-        K0 = rbf_kernel(Z, gamma=self._gamma0)
-        # step 2: base MCM, empirical cores = its support vectors
-        self.base_result_ = fit_mcm(K0, yb, C=self.C, l1=self.l1, sv_tol=self.sv_tol)
-        idx = (self.base_result_.support if self.cores == "support"
-               else np.arange(Z.shape[0]))
-        self.fallback_ = None
-        if idx.size == 0:
-            # documented fallback: no empirical cores -> c == 1, the basic kernel unchanged
-            self.fallback_ = "no empirical cores: conformal factor c = 1"
-            self.cores_ = Z[:0]
-            self.alpha_ = np.array([1.0])
-            self.conformal_ = None
-            c = np.ones(Z.shape[0])
-        else:
-            self.cores_ = Z[idx]
-            K1 = conformal_basis(Z, self.cores_, gamma=self._gamma1)
-            # steps 3-5: scatter matrices, eigenproblem, factor c
-            self.conformal_ = optimize_conformal(K0, yb, K1, D=self.D)
-            self.alpha_ = self.conformal_.alpha
-            c = self.conformal_.c_train
-        # steps 6-7: optimized kernel, final learner
-        self._Z = Z
-        self._c_train = c
-        self._final_fit(conformal_kernel(K0, c), yb)
-        return self
-
-    def _factor(self, Z):
-        if self.cores_.shape[0] == 0:
-            return np.ones(Z.shape[0])
-        return conformal_basis(Z, self.cores_, gamma=self._gamma1) @ self.alpha_
-
-    def test_kernel(self, X):
-        """Conformal kernel between new points and the training points: ``c(x) c(x_j) k0``."""
-        check_is_fitted(self, "alpha_")
-        X = validate_data(self, X, dtype=float, reset=False)
-        Z = (X - self.mean_) / self.scale_
-        K0 = rbf_kernel(Z, self._Z, gamma=self._gamma0)
-        return conformal_kernel(K0, self._factor(Z), self._c_train)
-
-
-class ConformalMCMClassifier(_ConformalBase):
-    """MCM with a conformally optimized RBF kernel (the 8-step algorithm of Badge et al.).
-
-    1. standardize with training statistics; 2. base MCM with ``k0 = rbf(gamma)``; its support
-    vectors are the empirical cores ``a_i`` (``cores="all"`` uses every training point);
-    3. ``B0, W0`` (eqs. (38)-(39)); 4. the eigenproblem (41) with ridge ``D``; 5. the factor
-    ``c(x) = alpha_0 + sum_i alpha_i exp(-conformal_gamma ||x - a_i||^2)``; 6. the kernel
-    ``c(x) c(x') k0(x, x')``; 7. the final MCM on it; 8. prediction with the *test-vs-train*
-    conformal kernel (never the training kernel).
-
-    Parameters
-    ----------
-    C : float, default 1.0
-    gamma : float or "scale", default "scale"
-        Width of the basic kernel ``k0`` (on standardized features).
-    conformal_gamma : float, "scale" or None, default None
-        Width of ``k1``; None uses ``gamma``.
-    D : float, default 1e-3
-        Ridge of eq. (41).
-    l1 : float, default 0.0
-        Norm of ``lambda`` in both MCM fits (see :func:`fit_mcm`).
-    cores : {"support", "all"}, default "support"
-    sv_tol : float, default 1e-8
-
-    Attributes
-    ----------
-    classes_, base_result_, cores_, alpha_, conformal_ (:class:`ConformalSolution` or None when
-    the documented fallback ``c = 1`` was used because there were no cores; ``fallback_`` says
-    so), result_, support_, n_support_, dual_coef_, intercept_, h_.
-    """
-
-    def __init__(self, C=1.0, gamma="scale", conformal_gamma=None, D=1e-3, l1=0.0,
-                 cores="support", sv_tol=1e-8):
-        self.C = C
-        self.gamma = gamma
-        self.conformal_gamma = conformal_gamma
-        self.D = D
-        self.l1 = l1
-        self.cores = cores
-        self.sv_tol = sv_tol
-
-    def _final_fit(self, K, yb):
-        res = fit_mcm(K, yb, C=self.C, l1=self.l1, sv_tol=self.sv_tol)
-        self.result_ = res
-        self.support_ = res.support
-        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
-                                   dtype=np.int32)
-        self.dual_coef_ = res.coef[res.support]
-        self.intercept_ = res.intercept
-        self.h_ = res.h
-        self._coef_full = res.coef
-
-    def decision_function(self, X):
-        check_is_fitted(self, "result_")
-        return self.test_kernel(X) @ self._coef_full + self.intercept_
-
-
-class ConformalSVMClassifier(_ConformalBase):
-    """The comparison: the same conformal kernel (cores from a base MCM) fed to ``SVC``.
-
-    Parameters as :class:`ConformalMCMClassifier`; ``C`` is used both by the base MCM that
-    finds the cores and by the final ``SVC(kernel="precomputed", C=C)``.
-    """
-
-    def __init__(self, C=1.0, gamma="scale", conformal_gamma=None, D=1e-3, l1=0.0,
-                 cores="support", sv_tol=1e-8):
-        self.C = C
-        self.gamma = gamma
-        self.conformal_gamma = conformal_gamma
-        self.D = D
-        self.l1 = l1
-        self.cores = cores
-        self.sv_tol = sv_tol
-
-    def _final_fit(self, K, yb):
-        self.svc_ = SVC(kernel="precomputed", C=float(self.C)).fit(K, yb)
-        self.support_ = self.svc_.support_
-        self.n_support_ = self.svc_.n_support_
-        self.dual_coef_ = self.svc_.dual_coef_.ravel()
-        self.intercept_ = float(self.svc_.intercept_[0])
-
-    def decision_function(self, X):
-        check_is_fitted(self, "svc_")
-        return self.svc_.decision_function(self.test_kernel(X))

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pathlib_core.core.kernels import linear_kernel, rbf_kernel
-from pathlib_core.mcm.lp import LP_METHODS, fit_mcm, mcm_lp
+from pathlib_core.mcm import LP_METHODS, fit_mcm, mcm_lp
 
 
 def _data(seed, n=24, d=3, shift=0.6):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import check_estimator
 
 from pathlib_core.core.kernels import conformal_basis, conformal_kernel, rbf_kernel
-from pathlib_core.mcm.lp import (
+from pathlib_core.mcm import (
     ConformalMCMClassifier,
     ConformalSVMClassifier,
     MCMClassifier,

@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 import pathlib_core.mcm.lp as mcm_module
 from pathlib_core.core.kernels import conformal_basis, linear_kernel, rbf_kernel
 from pathlib_core.core.kkt import lp_residuals
-from pathlib_core.mcm.lp import (
+from pathlib_core.mcm import (
     C_RESOLVE,
     ConformalMCMClassifier,
     MCMClassifier,

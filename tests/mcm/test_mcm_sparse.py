@@ -7,7 +7,8 @@ from scipy.optimize import linprog
 
 from pathlib_core import datasets
 from pathlib_core.core.kernels import linear_kernel, rbf_kernel
-from pathlib_core.mcm.lp import _lp_matrices, fit_mcm
+from pathlib_core.mcm import fit_mcm
+from pathlib_core.mcm.lp import _lp_matrices
 
 
 def _dense_value(A, y, C, l1):
