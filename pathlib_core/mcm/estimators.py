@@ -46,6 +46,19 @@ def _binary_targets(est, y) -> np.ndarray:
     return y_pm
 
 
+def _store_result(est, res, yb) -> None:
+    """The fitted attributes of an MCM (``result_``, ``support_``, ``n_support_`` per class as
+    in SVC, ``dual_coef_``, ``intercept_``, ``h_``) from a
+    :class:`~pathlib_core.mcm.lp.MCMResult`."""
+    est.result_ = res
+    est.support_ = res.support
+    est.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
+                              dtype=np.int32)
+    est.dual_coef_ = res.coef[res.support]
+    est.intercept_ = res.intercept
+    est.h_ = res.h
+
+
 class _BinaryKernelClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -120,13 +133,7 @@ class MCMClassifier(_BinaryKernelClassifier):
                                           sv_tol=self.sv_tol)
         else:
             res = fit_mcm(K, yb, C=self.C, l1=self.l1, method=self.method, sv_tol=self.sv_tol)
-        self.result_ = res
-        self.support_ = res.support
-        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
-                                   dtype=np.int32)
-        self.dual_coef_ = res.coef[res.support]
-        self.intercept_ = res.intercept
-        self.h_ = res.h
+        _store_result(self, res, yb)
         if self.kernel == "precomputed":
             self._coef_full = res.coef
         else:
@@ -251,13 +258,7 @@ class ConformalMCMClassifier(_ConformalBase):
 
     def _final_fit(self, K, yb):
         res = fit_mcm(K, yb, C=self.C, l1=self.l1, sv_tol=self.sv_tol)
-        self.result_ = res
-        self.support_ = res.support
-        self.n_support_ = np.array([np.sum(yb[res.support] < 0), np.sum(yb[res.support] > 0)],
-                                   dtype=np.int32)
-        self.dual_coef_ = res.coef[res.support]
-        self.intercept_ = res.intercept
-        self.h_ = res.h
+        _store_result(self, res, yb)
         self._coef_full = res.coef
 
     def decision_function(self, X):

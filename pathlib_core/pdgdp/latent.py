@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.exceptions import SolverError
 from ..core.qp import QPResult, solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import (
@@ -336,7 +337,7 @@ class _LinearSVM:
         if res.status != "optimal" and warm is not None:  # a far-away warm start: go cold
             res = solve_qp(self.P, self.q, **kw)
         if res.status != "optimal":
-            raise RuntimeError(
+            raise SolverError(
                 f"the SVM dual of a component (n = {u.size}) did not reach an optimum: "
                 f"status {res.status!r} after {res.n_iter} active-set iterations (a numerical "
                 "failure: the dual is feasible and bounded for every bound u >= 0)")
@@ -683,7 +684,7 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
         Bad input, naming the argument; ``sigma`` below ``1e-60`` times the largest squared
         row norm of ``X`` (beyond the floating-point resolution of the components: the
         lifted QP keeps its certificate at rounding level down to about ``1e-80``).
-    RuntimeError
+    SolverError
         A component's dual QP failed numerically (it is feasible and bounded).
 
     Warns
@@ -792,6 +793,18 @@ def _pdgdp(comp: _Components, theta, N, step, record_theta):
             "T": np.asarray(T) if T is not None else None}
 
 
+def _record_step(hist: dict, W, b, J_old: float, J_new: float, rel_tol: float,
+                 **values) -> bool:
+    """Append one iteration's model ``(W, b)`` and ``values`` to ``hist``; True when the
+    objective decreased by less than ``rel_tol`` (relative), the stopping rule of AO and
+    CCCP."""
+    for key, v in values.items():
+        hist[key].append(v)
+    hist["Wh"].append(W)
+    hist["bh"].append(b)
+    return J_old - J_new <= rel_tol * abs(J_old)
+
+
 def _ao(comp: _Components, theta, N, rel_tol):
     """Alternating optimization: SVM step, then each positive to its smallest-slack state."""
     J, grad, W, b = comp.evaluate(theta)
@@ -811,11 +824,7 @@ def _ao(comp: _Components, theta, N, rel_tol):
             break
         theta = new
         J_new, grad, W, b = comp.evaluate(theta)
-        hist["J"].append(comp.objective(W, b))
-        hist["Jt"].append(J_new)
-        hist["Wh"].append(W)
-        hist["bh"].append(b)
-        done = J - J_new <= rel_tol * abs(J)
+        done = _record_step(hist, W, b, J, J_new, rel_tol, J=comp.objective(W, b), Jt=J_new)
         J = J_new
         if done:
             converged = True
@@ -846,7 +855,7 @@ def _cccp_step(X, y, c, sigma, M, mstar):
     prob = cp.Problem(cp.Minimize(obj), cons)
     prob.solve(solver=cp.CLARABEL)
     if prob.status not in ("optimal", "optimal_inaccurate"):
-        raise RuntimeError(f"the CCCP subproblem did not solve (cvxpy status {prob.status!r})")
+        raise SolverError(f"the CCCP subproblem did not solve (cvxpy status {prob.status!r})")
     return np.asarray(Wv.value), np.asarray(bv.value)
 
 
@@ -866,10 +875,7 @@ def _cccp(comp: _Components, theta, N, rel_tol):
             converged = True
             break
         W, b = W_new, b_new
-        hist["J"].append(J_new)
-        hist["Wh"].append(W)
-        hist["bh"].append(b)
-        done = J - J_new <= rel_tol * abs(J)
+        done = _record_step(hist, W, b, J, J_new, rel_tol, J=J_new)
         J = J_new
         if done:
             converged = True

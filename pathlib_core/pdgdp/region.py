@@ -57,8 +57,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
+from ..core.exceptions import NotPSDError, SolverError
 from ..core.kkt import KKTResiduals, qp_residuals
-from ..core.qp import NotPSDError, QPResult, ruiz_pow2, solve_qp
+from ..core.qp import QPResult, ruiz_pow2, solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_kernel, as_vector, check_psd, positive_scalar
 
@@ -118,7 +119,8 @@ def _solve_dual(qop, y: np.ndarray, upper: np.ndarray, warm_start=None,
     """The dual by :func:`pathlib_core.core.qp.solve_qp`; an error (never a status) otherwise.
 
     The dual is feasible (``alpha = 0``) and bounded (a box) for any ``upper > 0``, so a
-    status other than ``"optimal"`` is a numerical failure: a ``RuntimeError`` naming it.
+    status other than ``"optimal"`` is a numerical failure: a
+    :class:`~pathlib_core.core.exceptions.SolverError` naming it.
     A kernel that is not positive semi-definite makes the dual non-convex: ``ValueError``
     naming ``K`` (with the eigenvalues of ``K``).
     """
@@ -135,7 +137,7 @@ def _solve_dual(qop, y: np.ndarray, upper: np.ndarray, warm_start=None,
         raise ValueError(f"K must be positive semi-definite (a valid kernel): the SVM dual "
                          f"met negative curvature ({exc})") from exc
     if res.status != "optimal":
-        raise RuntimeError(
+        raise SolverError(
             f"the SVM dual QP (n = {n}) did not reach an optimum: status {res.status!r} after "
             f"{res.n_iter} active-set iterations (a numerical failure: the dual is feasible "
             "and bounded for every positive upper bound)")
@@ -173,7 +175,7 @@ def solve_svm_dual(K, y, upper, *, warm_start=None) -> QPResult:
     ValueError
         Bad ``K``, ``y`` or ``upper`` (naming the argument), or a kernel that is not
         positive semi-definite (as in :func:`critical_region`).
-    RuntimeError
+    SolverError
         The dual QP failed numerically.
     """
     Kv, yv, uv = _validate(K, y, upper)
@@ -660,7 +662,7 @@ def critical_region(K, y, upper, *, warm_start=None, tol: float = 1e-9) -> Criti
         semi-definite (found where the active-set solver meets negative curvature, or by its
         closing Cholesky test, and confirmed on the eigenvalues of ``K``; see
         :func:`pathlib_core.core.qp.solve_qp`).
-    RuntimeError
+    SolverError
         The dual QP failed numerically (it is feasible and bounded for positive bounds).
     """
     Kv, yv, uv = _validate(K, y, upper)
