@@ -2,6 +2,9 @@
 
 - :mod:`~pathlib_core.core.solution_path` -- :class:`SolutionPath` and :class:`Event`, the one
   result type of every path function
+- :mod:`~pathlib_core.core.path_plot` -- the picture of a path, events marked (matplotlib on
+  demand)
+- :mod:`~pathlib_core.core.io` -- atomic text writes and numpy values as JSON types
 - :mod:`~pathlib_core.core.kkt` -- scale-invariant residuals of QP / LP optimality conditions
 - :mod:`~pathlib_core.core.qp` -- dense QPs by an active-set method, LPs by HiGHS, a cvxpy oracle
 - :mod:`~pathlib_core.core.homotopy` -- piecewise-linear paths of parametric QPs
@@ -19,11 +22,17 @@ import lazy_loader as _lazy
 
 __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
-    submodules=["exceptions", "homotopy", "kernels", "kkt", "linalg", "ode_path", "qp",
-                "solution_path", "threads", "validation"],
+    submodules=["exceptions", "homotopy", "io", "kernels", "kkt", "linalg", "ode_path",
+                "path_plot", "qp", "solution_path", "threads", "validation"],
     submod_attrs={
         "solution_path": [
             "SolutionPath", "Event", "Segment", "LinearSegment", "FunctionSegment",
+        ],
+        "path_plot": [
+            "plot_path",
+        ],
+        "io": [
+            "atomic_write_text", "to_jsonable",
         ],
         "kkt": [
             "KKTResiduals", "qp_residuals", "lp_residuals",

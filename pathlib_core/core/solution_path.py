@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from .io import atomic_write_text, to_jsonable
+
 __all__ = [
     "Event",
     "Segment",
@@ -73,7 +75,7 @@ class Event:
 
     def to_dict(self) -> dict:
         return {"param": self.param, "kind": self.kind, "indices": list(self.indices),
-                "info": _jsonable(self.info)}
+                "info": to_jsonable(self.info)}
 
 
 def _is_float_field(value) -> bool:
@@ -404,9 +406,9 @@ class SolutionPath:
             "direction": self.direction,
             "breakpoints": self.breakpoints.tolist(),
             "events": [e.to_dict() for e in self.events],
-            "records": [{"param": t, "side": s, "record": _jsonable(_record_dict(r))}
+            "records": [{"param": t, "side": s, "record": to_jsonable(_record_dict(r))}
                         for t, s, r in self.records()],
-            "info": _jsonable(self.info),
+            "info": to_jsonable(self.info),
         }
         if self._residual is not None:
             out["kkt_residuals"] = self.kkt_residuals().tolist()
@@ -416,8 +418,6 @@ class SolutionPath:
         """Serialize :meth:`to_dict` to JSON; write it to ``path`` when given."""
         text = json.dumps(self.to_dict(), **kwargs)
         if path is not None:
-            from ..experiments.results import atomic_write_text
-
             atomic_write_text(path, text)
         return text
 
@@ -425,9 +425,9 @@ class SolutionPath:
              mark_events: bool = True, logx: bool = False, **kwargs):
         """Plot a record field along the path with its events marked.
 
-        See :func:`pathlib_core.experiments.plotting.plot_path`.
+        See :func:`pathlib_core.core.path_plot.plot_path`.
         """
-        from ..experiments.plotting import plot_path
+        from .path_plot import plot_path
 
         return plot_path(self, field, ax=ax, n_points=n_points, mark_events=mark_events,
                          logx=logx, **kwargs)
@@ -461,21 +461,3 @@ def _records_equal(a, b) -> bool:
             if va != vb:
                 return False
     return True
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set | frozenset):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return str(obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return _jsonable(_record_dict(obj))
-    if obj is None or isinstance(obj, str | int | float | bool):
-        return obj
-    return repr(obj)

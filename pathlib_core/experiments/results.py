@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
+
+from ..core.io import atomic_write_text, to_jsonable
 
 __all__ = [
     "VERDICTS",
@@ -61,44 +62,6 @@ def build_dir() -> FsPath:
 def notebook_id() -> str:
     """The running notebook's id (``$PATHLIB_NOTEBOOK``), or ``"interactive"``."""
     return os.environ.get("PATHLIB_NOTEBOOK", "interactive")
-
-
-def atomic_write_text(path, text: str) -> FsPath:
-    """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
-    path = FsPath(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-def _clean(value: Any) -> Any:
-    """Convert numpy scalars / arrays and non-finite floats into JSON-safe values."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None
-    if np is not None:
-        if isinstance(value, np.ndarray):
-            return [_clean(v) for v in value.tolist()]
-        if isinstance(value, np.generic):
-            value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    return value
 
 
 def compare_values(ours: float, paper: float, *, rel_tol: float = 0.1,
@@ -175,7 +138,7 @@ class Results:
 
         Returns nothing, so a notebook cell that ends with a record shows no output.
         """
-        self.numbers[key] = _clean(value)
+        self.numbers[key] = to_jsonable(value)
         if description:
             self.descriptions[key] = description
 
@@ -204,7 +167,7 @@ class Results:
             "notebook": self.notebook,
             "mode": self.mode,
             "seed": self.seed,
-            "numbers": _clean(self.numbers),
+            "numbers": to_jsonable(self.numbers),
             "descriptions": dict(self.descriptions),
             "claims": [asdict(c) for c in self.claims],
         }

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .results import _clean, atomic_write_text, build_dir, notebook_id
+from ..core.io import atomic_write_text, to_jsonable
+from .results import build_dir, notebook_id
 
 __all__ = ["run_grid", "save_table", "source_fingerprint", "spawn_seeds"]
 
@@ -118,10 +119,10 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
 
     folder = Path(checkpoint)
     context = {"pathlib_core": source_fingerprint(), "fn": _fn_source(fn),
-               "context": _clean(dict(checkpoint_context or {})), "experiment_seed": seed}
+               "context": to_jsonable(dict(checkpoint_context or {})), "experiment_seed": seed}
 
     def ident_file(setting: dict, run_seed: int):
-        ident = _clean({"setting": setting, "seed": run_seed, **context})
+        ident = to_jsonable({"setting": setting, "seed": run_seed, **context})
         key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]
         return ident, folder / f"run-{key}.json"
 
@@ -137,7 +138,7 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
 
     def run_and_keep(setting: dict, run_seed: int) -> dict:
         ident, file = ident_file(setting, run_seed)
-        row = _clean(one(setting, run_seed))
+        row = to_jsonable(one(setting, run_seed))
         atomic_write_text(file, json.dumps({"ident": ident, "row": row}))
         return row
 
@@ -202,7 +203,7 @@ def save_table(rows: Sequence[dict], name: str, *, directory=None) -> dict[str, 
     if not name or not all(ch.isalnum() or ch in "-_" for ch in name):
         raise ValueError(f"name must be a file stem of letters, digits, - and _; got {name!r}")
     base = (build_dir() / "tables" / notebook_id()) if directory is None else directory
-    rows = [_clean(dict(r)) for r in rows]
+    rows = [to_jsonable(dict(r)) for r in rows]
     columns: list[str] = []
     for r in rows:
         columns += [k for k in r if k not in columns]
