@@ -33,7 +33,8 @@ CORE      := $(shell find pathlib_core -name '*.py') pathlib_core/datasets/regis
              requirements.lock
 PARAMS    := $(BUILD)/params.txt
 
-.PHONY: help install lock test test-explore lint execute pages book check-repro check-browser bench clean \
+.PHONY: help install lock test test-explore lint execute pages book check-repro check-browser \
+        check-install bench clean \
         distclean FORCE
 
 help: ## show this help
@@ -104,6 +105,9 @@ check-repro: $(STAMP) execute ## execute every notebook once more; figure manife
 	    --mode $(MODE) --seed $(SEED) --build-dir $(BUILD)/repro; done
 	$(PY) scripts/figure_manifest.py write --build-dir $(BUILD)/repro
 	$(PY) scripts/figure_manifest.py compare $(BUILD)/figures.sha256 $(BUILD)/repro/figures.sha256
+
+check-install: $(STAMP) ## pip install the package into a fresh venv and use it as a library
+	$(PY) scripts/check_install.py
 
 check-browser: $(STAMP) ## open every page of the built book in headless Chromium
 	$(PY) scripts/check_browser.py book/_build/html --screenshots $(BUILD)/screenshots
