@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
-from pathlib_core.selective_ridge.dual import eeg_like, mu_0, selective_fit, selectivity_path  # noqa: E402
+from pathlib_core.selective_ridge import eeg_like, mu_0, selective_fit, selectivity_path  # noqa: E402
 
 MU_FRAC = 0.5
 PAPER_FRAC = 5e-5  # squared loss: about a quarter of the 6600 features active (measured below)

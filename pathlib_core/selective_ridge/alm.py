@@ -1,9 +1,9 @@
 r"""Semismooth Newton augmented Lagrangian start for the selective-ridge dual (squared loss).
 
-The set iteration of :mod:`pathlib_core.selective_ridge.dual` solves the dual exactly once it knows
-the
-feature sets (zero ``Z``, kink ``K``, strong ``P``); from a cold start at a small selectivity
-(hundreds of strong features) it needs many set changes to find them. This module finds the
+The set iteration of :mod:`pathlib_core.selective_ridge.set_iteration` solves the dual
+exactly once it knows the feature sets (zero ``Z``, kink ``K``, strong ``P``); from a cold
+start at a small selectivity (hundreds of strong features) it needs many set changes to find
+them. This module finds the
 sets first, with an augmented Lagrangian method on the dual in the spirit of the SSNAL
 method for the Lasso ({cite}`li2018ssnal`): every linear system is ``N x N`` (objects) and the
 only work in the number of features ``n`` is ``X' u`` and ``X_J D_J X_J'``, as in the

@@ -1,6 +1,6 @@
 r"""Cutting-plane start for the selective-ridge dual with the hinge loss.
 
-For the hinge loss the dual (22) of :mod:`pathlib_core.selective_ridge.dual` is
+For the hinge loss the dual (22) of :mod:`pathlib_core.selective_ridge` is
 
 .. math::
 

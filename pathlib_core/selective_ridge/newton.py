@@ -19,12 +19,10 @@ shortens the step by a golden-section search for
 The paper argues that :math:`W` is twice differentiable, so this is a Newton method. It is
 not: :math:`\tfrac12\max(0, s_i^2 - \mu^2)` has a gradient jump of size :math:`\mu` at
 :math:`|s_i| = \mu`, and at the optimum features typically sit exactly there (the kink
-regime of :mod:`pathlib_core.selective_ridge.dual`). The minimizer of (27) is then a poor step and
-the
+regime of :mod:`pathlib_core.selective_ridge`). The minimizer of (27) is then a poor step and the
 golden-section search shrinks it, often to nearly zero. This module exists so that the book can
-show that behaviour with numbers; :func:`pathlib_core.selective_ridge.dual.selective_fit` is the
-solver
-to use.
+show that behaviour with numbers; :func:`pathlib_core.selective_ridge.fit.selective_fit` is the
+solver to use.
 """
 
 from __future__ import annotations
@@ -34,9 +32,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.exceptions import SolverError
 from ..core.threads import single_blas_thread
 from ..core.validation import positive_int
-from .dual import _check, _dual_objective, _solve_inner
+from .inner import _solve_inner
+from .objectives import _check, _dual_objective
 
 __all__ = ["NewtonIterationResult", "paper_newton_iteration"]
 
@@ -95,7 +95,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
                            n_golden=40) -> NewtonIterationResult:
     r"""Run the paper's iteration (28)-(32) on the dual of the selective ridge criterion (11).
 
-    Minimizes (in the paper's scaling, see :mod:`pathlib_core.selective_ridge.dual`)
+    Minimizes (in the paper's scaling, see :mod:`pathlib_core.selective_ridge`)
 
     .. math::
 
@@ -108,7 +108,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
     Parameters
     ----------
     X, y, gamma, mu, loss
-        As in :func:`pathlib_core.selective_ridge.dual.selective_fit`.
+        As in :func:`pathlib_core.selective_ridge.fit.selective_fit`.
     max_iter : int
         Iteration cap.
     n_golden : int
@@ -121,7 +121,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
         The iterates' dual objectives, steps and active-set sizes; ``stopped`` tells whether
         the paper's stopping rule (32) fired. No claim of optimality is made: compare
         ``objective[-1]`` with the dual objective of
-        :func:`pathlib_core.selective_ridge.dual.selective_fit` (which is certified by its duality
+        :func:`pathlib_core.selective_ridge.fit.selective_fit` (which is certified by its duality
         gap).
     """
     X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
@@ -144,7 +144,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
         sizes.append(len(active))
         new, _, _, ok = _solve_inner(X, y, gamma, mu, loss, active, empty, np.zeros(0), lam)
         if not ok:
-            raise RuntimeError(f"paper_newton_iteration: the inner problem (27) failed at "
+            raise SolverError(f"paper_newton_iteration: the inner problem (27) failed at "
                                f"iteration {k}")
         if k == 1 or W(new) <= W(lam):  # (29); the first step has no previous point
             tau = 1.0

@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import strategies as st
 
-from pathlib_core.selective_ridge.dual import kkt_residuals, selective_fit
+from pathlib_core.selective_ridge import kkt_residuals, selective_fit
 
 
 def linear_data(N, n, seed):

@@ -1,4 +1,4 @@
-"""Tests of :mod:`pathlib_core.selective_ridge.dual` (issue 6): the dual iteration against the cvxpy
+"""Tests of :mod:`pathlib_core.selective_ridge` (issue 6): the dual iteration against the cvxpy
 primal of (11), optimality certificates, mu_0, the selectivity path, estimators, bad input."""
 
 import tracemalloc
@@ -11,21 +11,24 @@ from scipy.optimize import linprog
 from selective_cases import DEGENERACIES, make_degenerate
 from sklearn.utils.estimator_checks import check_estimator
 
-import pathlib_core.selective_ridge.dual as selective_module
-from pathlib_core.selective_ridge.cuts import hinge_lp_sets
-from pathlib_core.selective_ridge.dual import (
+from pathlib_core.selective_ridge import (
     SelectiveResult,
     SelectiveRidgeClassifier,
     SelectiveRidgeRegressor,
     duality_gap,
     eeg_like,
+    hinge_search,
     kkt_residuals,
     mu_0,
     primal_objective,
     selective_fit,
     selective_penalty,
     selectivity_path,
+    set_iteration,
+    units,
 )
+from pathlib_core.selective_ridge import fit as fit_module
+from pathlib_core.selective_ridge.cuts import hinge_lp_sets
 
 
 def _data(N, n, loss, seed):
@@ -163,18 +166,18 @@ def test_squared_path_point_on_unchanged_sets_needs_no_new_factorization(monkeyp
     # two right-hand sides [y; 0; 0] and [0; 0; sig] to the next mu (_FitContext.inner)
     X, y = _data(18, 80, "squared", 6)
     m0 = mu_0(X, y, gamma=1.0, loss="squared")
-    ctx = selective_module._FitContext(selective_module._FeatureTol(X, selective_module.SET_TOL))
+    ctx = units._FitContext(units._FeatureTol(X, units.SET_TOL))
     mu1 = 0.3 * m0
-    first = selective_module._selective_fit(X, y, 1.0, mu1, "squared", "dual", None, 200,
-                                            selective_module.SET_TOL, ctx)
+    first = fit_module._selective_fit(X, y, 1.0, mu1, "squared", "dual", None, 200,
+                                            units.SET_TOL, ctx)
     assert ctx.inner is not None
     calls = []
-    solve = selective_module._solve_inner
-    monkeypatch.setattr(selective_module, "_solve_inner",
+    solve = set_iteration._solve_inner
+    monkeypatch.setattr(set_iteration, "_solve_inner",
                         lambda *a, **k: calls.append(1) or solve(*a, **k))
     mu2 = mu1 * (1.0 - 1e-4)  # close enough for the same feature sets
-    nxt = selective_module._selective_fit(X, y, 1.0, mu2, "squared", "dual", first, 200,
-                                          selective_module.SET_TOL, ctx)
+    nxt = fit_module._selective_fit(X, y, 1.0, mu2, "squared", "dual", first, 200,
+                                          units.SET_TOL, ctx)
     assert np.array_equal(nxt.info["strong"], first.info["strong"])
     assert np.array_equal(nxt.info["kink"], first.info["kink"])
     assert calls == [] and nxt.n_iter == 1
@@ -396,7 +399,7 @@ def test_a_wandering_hinge_set_iteration_is_stopped_early_and_restarted(seed, mo
     # after a few dozen iterations (it used to run all max_iter = 200 first), and the
     # restarted iteration's result is the certified optimum. The LP start (which finds these
     # sets, see the next test) is switched off to reach the stall rule.
-    monkeypatch.setattr(selective_module, "hinge_lp_sets", lambda *a, **k: None)
+    monkeypatch.setattr(hinge_search, "hinge_lp_sets", lambda *a, **k: None)
     X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=seed)
     mu = 0.03 * mu_0(X, y, gamma=1.0, loss="hinge")
     d, _ = _check_against_primal(X, y, 1.0, mu, "hinge", coef=False)

@@ -11,9 +11,9 @@ from selective_cases import assert_certified_and_primal as _assert_certified_and
 from selective_cases import degenerate_squared
 from selective_cases import linear_data as _data
 
-import pathlib_core.selective_ridge.dual as selective_module
+from pathlib_core.selective_ridge import eeg_like, mu_0, selective_fit
+from pathlib_core.selective_ridge import fit as fit_module
 from pathlib_core.selective_ridge.alm import _prox, _ZoneGram, alm_sets
-from pathlib_core.selective_ridge.dual import eeg_like, mu_0, selective_fit
 
 
 @pytest.mark.parametrize("sigma", [1e-3, 0.1, 1.0, 30.0])
@@ -49,7 +49,7 @@ def test_alm_sets_give_the_cvxpy_primal_and_the_homotopy_result(frac, shape, mon
     assert r.info["alm_newton"] > 0 and r.info["homotopy_steps"] == 0
     assert not r.info["rescued"] and r.active.any()
     _assert_certified_and_primal(X, y, gamma, mu, r)
-    monkeypatch.setattr(selective_module, "USE_ALM", False)
+    monkeypatch.setattr(fit_module, "USE_ALM", False)
     h = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
     assert h.info["homotopy_steps"] > 0
     np.testing.assert_allclose(r.coef, h.coef, atol=1e-8)
@@ -98,7 +98,7 @@ def test_a_failing_search_falls_back_to_the_homotopy(monkeypatch):
     X, y = _data(20, 150, seed=1)
     gamma = 1.0
     mu = 0.01 * mu_0(X, y, gamma=gamma)
-    monkeypatch.setattr(selective_module, "alm_sets", lambda *a, **k: (None, 7))
+    monkeypatch.setattr(fit_module, "alm_sets", lambda *a, **k: (None, 7))
     r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
     assert r.info["alm_newton"] == 7 and r.info["homotopy_steps"] > 0
     _assert_certified_and_primal(X, y, gamma, mu, r)

@@ -1,15 +1,20 @@
 """The hinge-loss searches for the feature sets (:mod:`pathlib_core.selective_ridge.cuts`): the
-split
-QP with strong features, degenerate binary data with duplicated features, and the subsample
+split QP with strong features, degenerate binary data with duplicated features, and the subsample
 of hiva on which the set iteration and its cvxpy restart used to fail."""
 
 import numpy as np
 import pytest
 
-import pathlib_core.selective_ridge.dual as selective_module
 from pathlib_core import datasets
+from pathlib_core.selective_ridge import (
+    eeg_like,
+    kkt_residuals,
+    mu_0,
+    primal_objective,
+    selective_fit,
+)
+from pathlib_core.selective_ridge import fit as fit_module
 from pathlib_core.selective_ridge.cuts import hinge_lp_sets, hinge_qp_exact, hinge_qp_sets
-from pathlib_core.selective_ridge.dual import eeg_like, kkt_residuals, mu_0, selective_fit
 
 
 def _check(X, y, gamma, mu, d):
@@ -54,7 +59,7 @@ def test_split_qp_solves_the_dual_with_strong_features_exactly():
     assert np.all(coef[kinkm] * s[kinkm] >= 0) and np.all(np.abs(coef[kinkm]) <= mu * (1 + 1e-9))
     assert np.all(np.abs(s[~act]) <= mu * (1 + 1e-9))
     d = selective_fit(X, y, gamma=1.0, mu=mu, loss="hinge")
-    assert abs(d.objective - selective_module.primal_objective(
+    assert abs(d.objective - primal_objective(
         X, y, coef, b, gamma=1.0, mu=mu, loss="hinge")) <= 1e-9 * max(1.0, abs(d.objective))
 
 
@@ -73,7 +78,7 @@ def test_split_qp_search_without_the_cvxpy_restart(monkeypatch):
     def no_restart(*args, **kwargs):
         raise AssertionError("the cvxpy restart was reached")
 
-    monkeypatch.setattr(selective_module, "_dual_cvxpy", no_restart)
+    monkeypatch.setattr(fit_module, "_dual_cvxpy", no_restart)
     X, y = _binary_duplicated(40, 150, 3)
     m0 = mu_0(X, y, gamma=1.0, loss="hinge")
     prev, cold = None, []

@@ -1,7 +1,6 @@
 """The exact homotopy in mu that takes over when the dual set iteration of
-:func:`pathlib_core.selective_ridge.dual.selective_fit` stalls (squared loss): every result it
-returns is
-certified (duality gap, KKT) and equals the cvxpy primal of (11).
+:func:`pathlib_core.selective_ridge.fit.selective_fit` stalls (squared loss): every result it
+returns is certified (duality gap, KKT) and equals the cvxpy primal of (11).
 
 The augmented Lagrangian search (tested in ``test_selective_alm.py``) normally comes first;
 it is switched off here so that these results come from the homotopy alone."""
@@ -13,13 +12,13 @@ from selective_cases import assert_certified_and_primal as _assert_certified_and
 from selective_cases import degenerate_squared
 from selective_cases import linear_data as _data
 
-import pathlib_core.selective_ridge.dual as selective_module
-from pathlib_core.selective_ridge.dual import eeg_like, mu_0, selective_fit
+from pathlib_core.selective_ridge import eeg_like, mu_0, selective_fit
+from pathlib_core.selective_ridge import fit as fit_module
 
 
 @pytest.fixture(autouse=True)
 def _homotopy_only(monkeypatch):
-    monkeypatch.setattr(selective_module, "USE_ALM", False)
+    monkeypatch.setattr(fit_module, "USE_ALM", False)
 
 
 @pytest.mark.parametrize("frac", [0.3, 0.05, 1e-3])

@@ -4,7 +4,7 @@ so that the book can measure how it behaves (pathlib_core.selective_ridge.newton
 import numpy as np
 import pytest
 
-from pathlib_core.selective_ridge.dual import dual_objective, eeg_like, mu_0, selective_fit
+from pathlib_core.selective_ridge import dual_objective, eeg_like, mu_0, selective_fit
 from pathlib_core.selective_ridge.newton import paper_newton_iteration
 
 

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from selective_cases import make_degenerate
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import pathlib_core.selective_ridge.dual as selective_module
-from pathlib_core.selective_ridge.dual import (
+from pathlib_core.selective_ridge import (
     SelectiveRidgeClassifier,
     SelectiveRidgeRegressor,
     duality_gap,
@@ -23,6 +22,8 @@ from pathlib_core.selective_ridge.dual import (
     selective_fit,
     selectivity_path,
 )
+from pathlib_core.selective_ridge import fit as fit_module
+from pathlib_core.selective_ridge import path as path_module
 
 LOSSES = ("squared", "hinge")
 
@@ -301,13 +302,14 @@ def test_property_extreme_column_scales_complete_and_certify(problem):
 # ---------------------------------------------------------------------------------------
 def test_engines_run_with_one_blas_thread(monkeypatch):
     seen = []
-    inner = selective_module._selective_fit
+    inner = fit_module._selective_fit
 
     def spy(*args, **kwargs):
         seen.append(max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"))
         return inner(*args, **kwargs)
 
-    monkeypatch.setattr(selective_module, "_selective_fit", spy)
+    monkeypatch.setattr(fit_module, "_selective_fit", spy)
+    monkeypatch.setattr(path_module, "_selective_fit", spy)
     X, yr, yc = _data(20, 45, 11)
     with threadpool_limits(limits=2, user_api="blas"):
         selective_fit(X, yr, gamma=1.0, mu=0.1 * mu_0(X, yr, gamma=1.0))
