@@ -41,12 +41,11 @@ HINGE_STALL_WINDOW = 15  # hinge loss: iterations without progress before the se
 GAP_GUARD = 1e-6  # a "converged" fit whose relative duality gap exceeds this is refused
 KKT_GUARD = 1e-8  # ... and one whose largest componentwise KKT residual exceeds this
 METHODS = ("dual", "primal")
-USE_ALM = True  # tests switch the ALM search off to exercise the homotopy fallback alone
 
 
 @single_blas_thread
 def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=None,
-                  max_iter=200, tol=SET_TOL) -> SelectiveResult:
+                  max_iter=200, tol=SET_TOL, set_search=True) -> SelectiveResult:
     r"""Fit the selective ridge criterion (11) at one ``(gamma, mu)``.
 
     .. math::
@@ -102,6 +101,13 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     tol : float > 0
         Tolerance of the feature-set conditions (20), relative to each feature's own terms:
         feature ``i`` is held to ``tol (||x^i|| ||lambda|| + mu)`` (see the notes on scale).
+    set_search : bool, default True
+        Search the feature sets before (hinge loss) or when (squared loss) the set iteration
+        stalls: the augmented Lagrangian search of :mod:`.alm` for the squared loss, the LP /
+        split-QP search of :mod:`.cuts` for the hinge loss. ``False`` leaves the set iteration
+        alone with its fallbacks (the homotopy in ``mu`` for the squared loss, the cvxpy
+        restart), e.g. to see what the homotopy does by itself; the result is certified the
+        same way and is the same optimum.
 
     Returns
     -------
@@ -145,16 +151,24 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
         raise ValueError(f"warm_start must come from a problem with {X.shape[0]} objects")
     max_iter = positive_int(max_iter, "max_iter")
     tol = positive_scalar(tol, "tol")
+    set_search = _check_flag(set_search, "set_search")
     units = _Units.of(X, y, loss)
     Xs, ys = units.data(X, y)
     warm = None if warm_start is None else units.result_in(warm_start)
     res = _selective_fit(Xs, ys, units.gamma_in(gamma), units.mu_in(mu), loss, method, warm,
-                         max_iter, tol, units.context(Xs, tol))
+                         max_iter, tol, units.context(Xs, tol), set_search)
     return units.result_out(res)
 
 
+def _check_flag(value, name):
+    """``value`` as a bool; ``ValueError`` naming ``name`` unless it is True or False."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
-                   ctx: _FitContext) -> SelectiveResult:
+                   ctx: _FitContext, set_search=True) -> SelectiveResult:
     """:func:`selective_fit` on validated arguments in the solver's units (see
     :class:`_Units`); ``ctx`` is shared by the fits of one path."""
     t0 = time.perf_counter()
@@ -177,7 +191,7 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
     # split QP (strong features included); a warm start seeds both with its active features,
     # and one with strong features (which stay strong at a smaller mu) skips the LP. The set
     # iteration runs only if the search fails
-    hinge = loss == "hinge" and mu > 0
+    hinge = loss == "hinge" and mu > 0 and set_search
     counts = {"lp_rounds": 0, "qp_rounds": 0}
     warm_strong = warm_start is not None and np.any(warm_start.info.get("strong", False))
     out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, not warm_strong, counts,
@@ -187,14 +201,14 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
         # it stalls: the search below is cheaper than letting it run its budget
         lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
             X, y, gamma, mu, loss, warm_start, budget, tol,
-            max_active=X.shape[0] if squared and USE_ALM else None,
+            max_active=X.shape[0] if squared and set_search else None,
             stall_window=HINGE_STALL_WINDOW if loss == "hinge" else None, ctx=ctx)
     else:
         lam, coef, b, n_iter, converged, strong, kink = out
     rescued = False
     homotopy_steps = 0
     alm_newton = 0
-    if not converged and squared and USE_ALM:
+    if not converged and squared and set_search:
         # the set iteration has not found the sets: search them with the augmented Lagrangian
         # method (N x N Newton systems), re-solve exactly on them and check (20)
         def certify(strong_a, kink_a, lam_a):

@@ -10,7 +10,7 @@ from ..core.solution_path import Event, FunctionSegment, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import positive_int, positive_scalar
 from .empty_model import _mu_0
-from .fit import _certified_result, _selective_fit, selective_fit
+from .fit import _certified_result, _check_flag, _selective_fit, selective_fit
 from .homotopy import _mu_homotopy_multi
 from .objectives import _check, _kkt_residuals
 from .result import SelectiveResult
@@ -19,7 +19,7 @@ from .units import SET_TOL, _Units
 __all__ = ["selectivity_path"]
 
 
-def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL):
+def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL, set_search=True):
     """Squared-loss fits at the decreasing ``mus`` from one homotopy pass that starts at the
     sets of ``start_fit``; a grid point the pass does not certify is fitted on its own."""
     t0 = time.perf_counter()
@@ -39,7 +39,8 @@ def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL):
                                      converged, strong, kink, t0, ft=ctx.ft,
                                      homotopy_steps=steps)
         else:
-            prev = _selective_fit(X, y, gamma, mu, "squared", "dual", prev, max_iter, tol, ctx)
+            prev = _selective_fit(X, y, gamma, mu, "squared", "dual", prev, max_iter, tol, ctx,
+                                  set_search)
         fits.append(prev)
         t0 = time.perf_counter()
     return fits
@@ -57,8 +58,8 @@ def _point_residual(X, y, rec, *, gamma, mu, loss, absX=None) -> float:
 
 
 @single_blas_thread
-def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_iter=200
-                     ) -> SolutionPath:
+def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_iter=200,
+                     set_search=True) -> SolutionPath:
     r"""Rough regularization path over the selectivity grid (42), from ``mu_0`` downwards.
 
     The grid is ``mu_l = mu_0 * ratio ** ((n_mu - 1 - l) / (n_mu - 1))``, ``l = 0..n_mu-1``
@@ -94,6 +95,8 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
         Cap on the outer iterations of the dual method at each grid point (passed to
         :func:`selective_fit`, also for the re-solves of ``at(mu)``); an integer, checked
         before any fit (as ``n_mu``).
+    set_search : bool, default True
+        Passed to :func:`selective_fit` at every grid point (and for ``at(mu)``).
 
     Returns
     -------
@@ -122,6 +125,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
     n_mu = positive_int(n_mu, "n_mu", minimum=2)
     max_iter = positive_int(max_iter, "max_iter")
+    set_search = _check_flag(set_search, "set_search")
     ratio = positive_scalar(ratio, "ratio")
     if ratio >= 1:
         raise ValueError(f"ratio must be in (0, 1); got {ratio}")
@@ -148,13 +152,15 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     ctx = units.context(Xs, SET_TOL)
     while len(fits) < n_mu:
         mu = down[len(fits)]
-        prev = _selective_fit(Xs, ys, gs, mu, loss, "dual", prev, max_iter, SET_TOL, ctx)
+        prev = _selective_fit(Xs, ys, gs, mu, loss, "dual", prev, max_iter, SET_TOL, ctx,
+                              set_search)
         fits.append(prev)
         if prev.info.get("homotopy_steps", 0) > 0 and len(fits) < n_mu:
             # squared loss: the set iteration stalled here and the homotopy in mu finished
             # the fit; further down it would stall again, so one homotopy pass from this
             # point's sets serves every remaining grid point
-            fits += _homotopy_fits(Xs, ys, gs, prev, down[len(fits):], max_iter, ctx)
+            fits += _homotopy_fits(Xs, ys, gs, prev, down[len(fits):], max_iter, ctx,
+                                   set_search=set_search)
     fits = [units.result_out(f) for f in fits[::-1]]  # increasing mu, the user's units
     events = []
     for k in range(n_mu - 1):
@@ -169,7 +175,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     def _refit_from(start):
         def fn(t):
             return selective_fit(X, y, gamma=gamma, mu=float(t), loss=loss, warm_start=start,
-                                 max_iter=max_iter)
+                                 max_iter=max_iter, set_search=set_search)
         return fn
 
     segs = [FunctionSegment(grid[k], grid[k + 1], _refit_from(fits[k + 1]), rec_lo=fits[k],

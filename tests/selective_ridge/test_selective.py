@@ -17,7 +17,6 @@ from pathlib_core.selective_ridge import (
     SelectiveRidgeRegressor,
     duality_gap,
     eeg_like,
-    hinge_search,
     kkt_residuals,
     mu_0,
     primal_objective,
@@ -40,8 +39,8 @@ def _data(N, n, loss, seed):
     return X, y
 
 
-def _check_against_primal(X, y, gamma, mu, loss, *, coef=True):
-    d = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss)
+def _check_against_primal(X, y, gamma, mu, loss, *, coef=True, set_search=True):
+    d = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss, set_search=set_search)
     p = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss, method="primal")
     scale = max(1.0, abs(p.objective))
     # the primal solver is an interior point method: it may sit above the optimum, never below
@@ -322,6 +321,7 @@ YB = np.where(Y0 > 0, 1.0, -1.0)
         ({"gamma": 1.0, "mu": 0.1, "max_iter": 0.5}, "max_iter must be an integer >= 1"),
         ({"gamma": 1.0, "mu": 0.1, "max_iter": 2.7}, "max_iter must be an integer >= 1"),
         ({"gamma": 1.0, "mu": 0.1, "max_iter": 0}, "max_iter must be an integer >= 1"),
+        ({"gamma": 1.0, "mu": 0.1, "set_search": "no"}, "set_search"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(kwargs, match):
@@ -393,16 +393,15 @@ def test_regression_duplicate_features_at_mu0_hinge_give_the_empty_model():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_a_wandering_hinge_set_iteration_is_stopped_early_and_restarted(seed, monkeypatch):
+def test_a_wandering_hinge_set_iteration_is_stopped_early_and_restarted(seed):
     # small EEG-shaped problems at a small selectivity: the hinge-loss set iteration wanders
     # between feature sets without settling; the stall rule hands over to the cvxpy restart
     # after a few dozen iterations (it used to run all max_iter = 200 first), and the
     # restarted iteration's result is the certified optimum. The LP start (which finds these
-    # sets, see the next test) is switched off to reach the stall rule.
-    monkeypatch.setattr(hinge_search, "hinge_lp_sets", lambda *a, **k: None)
+    # sets, see the next test) is switched off (``set_search=False``) to reach the stall rule.
     X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=seed)
     mu = 0.03 * mu_0(X, y, gamma=1.0, loss="hinge")
-    d, _ = _check_against_primal(X, y, 1.0, mu, "hinge", coef=False)
+    d, _ = _check_against_primal(X, y, 1.0, mu, "hinge", coef=False, set_search=False)
     assert d.info["rescued"] and d.n_iter < 60 and d.info["lp_rounds"] == 0
 
 

@@ -40,7 +40,7 @@ def test_prox_is_the_minimizer_of_the_scaled_penalty(sigma):
 
 @pytest.mark.parametrize("frac", [0.3, 0.05, 1e-3])
 @pytest.mark.parametrize("shape", [(25, 8), (20, 150)], ids=["N>n", "N<n"])
-def test_alm_sets_give_the_cvxpy_primal_and_the_homotopy_result(frac, shape, monkeypatch):
+def test_alm_sets_give_the_cvxpy_primal_and_the_homotopy_result(frac, shape):
     X, y = _data(*shape, seed=3)
     gamma = 1.0
     mu = frac * mu_0(X, y, gamma=gamma)
@@ -49,8 +49,7 @@ def test_alm_sets_give_the_cvxpy_primal_and_the_homotopy_result(frac, shape, mon
     assert r.info["alm_newton"] > 0 and r.info["homotopy_steps"] == 0
     assert not r.info["rescued"] and r.active.any()
     _assert_certified_and_primal(X, y, gamma, mu, r)
-    monkeypatch.setattr(fit_module, "USE_ALM", False)
-    h = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    h = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, set_search=False)
     assert h.info["homotopy_steps"] > 0
     np.testing.assert_allclose(r.coef, h.coef, atol=1e-8)
     np.testing.assert_allclose(r.dual, h.dual, atol=1e-8)

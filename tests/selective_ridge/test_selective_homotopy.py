@@ -3,7 +3,8 @@
 returns is certified (duality gap, KKT) and equals the cvxpy primal of (11).
 
 The augmented Lagrangian search (tested in ``test_selective_alm.py``) normally comes first;
-it is switched off here so that these results come from the homotopy alone."""
+it is switched off here (``set_search=False``) so that these results come from the homotopy
+alone."""
 
 import numpy as np
 import pytest
@@ -13,12 +14,6 @@ from selective_cases import degenerate_squared
 from selective_cases import linear_data as _data
 
 from pathlib_core.selective_ridge import eeg_like, mu_0, selective_fit
-from pathlib_core.selective_ridge import fit as fit_module
-
-
-@pytest.fixture(autouse=True)
-def _homotopy_only(monkeypatch):
-    monkeypatch.setattr(fit_module, "USE_ALM", False)
 
 
 @pytest.mark.parametrize("frac", [0.3, 0.05, 1e-3])
@@ -29,12 +24,12 @@ def test_homotopy_from_mu0_equals_the_cvxpy_primal(frac, shape):
     X, y = _data(*shape, seed=3)
     gamma = 1.0
     mu = frac * mu_0(X, y, gamma=gamma)
-    r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, set_search=False)
     assert r.info["homotopy_steps"] > 0 and not r.info["rescued"]
     assert r.active.any()
     _assert_certified_and_primal(X, y, gamma, mu, r)
     # and it is the optimum the set iteration finds when it is allowed to run
-    full = selective_fit(X, y, gamma=gamma, mu=mu)
+    full = selective_fit(X, y, gamma=gamma, mu=mu, set_search=False)
     np.testing.assert_allclose(r.coef, full.coef, atol=1e-8)
     np.testing.assert_allclose(r.dual, full.dual, atol=1e-8)
 
@@ -43,11 +38,11 @@ def test_homotopy_from_a_warm_start_needs_fewer_steps_and_agrees():
     X, y = _data(20, 200, seed=5)
     gamma = 0.5
     m0 = mu_0(X, y, gamma=gamma)
-    warm = selective_fit(X, y, gamma=gamma, mu=0.2 * m0)
+    warm = selective_fit(X, y, gamma=gamma, mu=0.2 * m0, set_search=False)
     assert warm.info["mu"] == pytest.approx(0.2 * m0)
     mu = 0.01 * m0
-    hot = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, warm_start=warm)
-    cold = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    hot = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, warm_start=warm, set_search=False)
+    cold = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, set_search=False)
     assert 0 < hot.info["homotopy_steps"] < cold.info["homotopy_steps"]
     np.testing.assert_allclose(hot.dual, cold.dual, atol=1e-8)
     _assert_certified_and_primal(X, y, gamma, mu, hot)
@@ -64,7 +59,7 @@ def test_degenerate_data_homotopy_result_is_certified(problem):
     if m0 <= 0:
         return
     mu = frac * m0
-    r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, set_search=False)
     assert not r.info["rescued"]
     # either the one allowed set iteration was already optimal (e.g. mu_0 ~ 1e-17 from
     # rounding when X' lambda = 0 for every feasible lambda) or the homotopy finished
@@ -78,7 +73,7 @@ def test_regression_features_invisible_to_the_dual_need_no_homotopy():
     X = np.array([[0.0, 1.0]] * 4)
     y = np.array([-0.7, -0.5, -1.3, -0.2])
     mu = 0.01 * mu_0(X, y, gamma=0.1)
-    r = selective_fit(X, y, gamma=0.1, mu=mu, max_iter=1)
+    r = selective_fit(X, y, gamma=0.1, mu=mu, max_iter=1, set_search=False)
     assert r.n_iter == 1 and r.info["homotopy_steps"] == 0 and not r.coef.any()
     _assert_certified_and_primal(X, y, 0.1, mu, r)
 
@@ -89,6 +84,6 @@ def test_stalled_set_iteration_on_eeg_like_data_is_finished_by_the_homotopy():
     X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=0)
     gamma = 1.0
     mu = 0.005 * mu_0(X, y, gamma=gamma)
-    r = selective_fit(X, y, gamma=gamma, mu=mu)
+    r = selective_fit(X, y, gamma=gamma, mu=mu, set_search=False)
     assert r.info["homotopy_steps"] > 0 and not r.info["rescued"]
     _assert_certified_and_primal(X, y, gamma, mu, r)
