@@ -68,7 +68,7 @@ def bench_training(n_train: int | None, n_steps: int, seed: int = 0) -> list[dic
         tr = np.sort(np.random.default_rng(seed).choice(tr, n_train, replace=False))
     mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
     Xs = (X - mu) / sd
-    theta0 = kmeans_init(Xs[tr], y[tr], 8, seed=seed)
+    theta0 = kmeans_init(Xs[tr], y[tr], 8, random_state=seed)
     res = {}
     for m in ("pdgdp", "cccp"):
         res[m] = train_latent_svm(Xs[tr], y[tr], n_states=8, method=m, sigma=0.01,

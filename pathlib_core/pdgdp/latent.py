@@ -58,6 +58,9 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.exceptions import SolverError
 from ..core.qp import QPResult, solve_qp
@@ -67,6 +70,7 @@ from ..core.validation import (
     as_matrix,
     check_all_finite,
     check_choice,
+    encode_binary_labels,
     positive_int,
     positive_scalar,
 )
@@ -241,7 +245,7 @@ def latent_objective(X, y, weights, intercepts, *, sigma: float = 0.01,
 
 
 @single_blas_thread
-def kmeans_init(X, y, n_states: int, *, seed: int = 0) -> np.ndarray:
+def kmeans_init(X, y, n_states: int, *, random_state: int | None = 0) -> np.ndarray:
     """One-hot hidden-state weights of the positives from k-means cluster labels.
 
     The initialization of Algorithm 1 in the paper's experiment (scikit-learn ``KMeans`` with
@@ -255,7 +259,7 @@ def kmeans_init(X, y, n_states: int, *, seed: int = 0) -> np.ndarray:
         Labels in ``{-1, +1}`` (both present); only the rows with ``y == +1`` are clustered.
     n_states : int
         Number of hidden states ``M`` (clusters), ``1 <= M <=`` the number of positives.
-    seed : int, default 0
+    random_state : int or None, default 0
         ``random_state`` of ``KMeans``.
 
     Returns
@@ -275,7 +279,7 @@ def kmeans_init(X, y, n_states: int, *, seed: int = 0) -> np.ndarray:
     Xv, yv = _check_data(X, y)
     M = _check_states(n_states, int(np.sum(yv > 0)))
     Xp = Xv[yv > 0]
-    labels = KMeans(n_clusters=M, n_init=10, random_state=seed).fit_predict(Xp)
+    labels = KMeans(n_clusters=M, n_init=10, random_state=random_state).fit_predict(Xp)
     T = np.zeros((Xp.shape[0], M))
     T[np.arange(Xp.shape[0]), labels] = 1.0
     return T
@@ -622,9 +626,9 @@ def _assignment(X, y, W, b) -> np.ndarray:
 @single_blas_thread
 def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float = 0.01,
                      eta: float | None = None, theta0=None, max_iter: int | None = None,
-                     step: float | None = None, seed: int = 0, record_theta: bool = True,
-                     use_regions: bool = True, cache_size: int = 16,
-                     rel_tol: float = 1e-7) -> LatentSVMResult:
+                     step: float | None = None, random_state: int | None = 0,
+                     record_theta: bool = True, use_regions: bool = True,
+                     cache_size: int = 16, rel_tol: float = 1e-7) -> LatentSVMResult:
     r"""Train the latent SVM of the module docstring (linear components).
 
     .. math::
@@ -650,7 +654,7 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
     eta : float, optional
         Weight of the positives, in (0, 1); default ``|I-| / l`` as in the paper.
     theta0 : array_like of shape (n_pos, M), optional
-        Start (rows in the simplex); default :func:`kmeans_init` with ``seed``.
+        Start (rows in the simplex); default :func:`kmeans_init` with ``random_state``.
     max_iter : int, optional
         Iterations (PDGDP: sub-gradient steps, default 300; AO, CCCP: outer iterations,
         default 50; SGD: epochs, default 30).
@@ -659,7 +663,7 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
         ``B = sqrt(2 n_pos)`` (the diameter of the product of simplices), ``G`` the norm of
         the first sub-gradient and ``N = max_iter``. SGD: ``t_0`` of the step
         ``1 / (sigma (t + t_0))`` (default ``1 / sigma``).
-    seed : int
+    random_state : int or None, default 0
         Seed of the k-means start and of SGD's sample order.
     record_theta : bool
         PDGDP: keep ``theta_t`` of every iteration.
@@ -717,8 +721,8 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
         raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
     if step is not None:
         step = positive_scalar(step, "step")
-    theta = kmeans_init(Xv, yv, M, seed=seed) if theta0 is None else _check_theta(theta0,
-                                                                                  n_pos, M)
+    theta = (kmeans_init(Xv, yv, M, random_state=random_state) if theta0 is None
+             else _check_theta(theta0, n_pos, M))
     c = _weights(yv, eta)
     t0 = time.perf_counter()
     comp = _Components(Xv, yv, M, sigma, c, cache_size=cache_size,
@@ -730,7 +734,7 @@ def train_latent_svm(X, y, *, n_states: int, method: str = "pdgdp", sigma: float
     elif method == "cccp":
         out = _cccp(comp, theta, max_iter or 50, rel_tol)
     else:
-        out = _sgd(comp, theta, max_iter or 30, step, seed)
+        out = _sgd(comp, theta, max_iter or 30, step, random_state)
         J_zero = _objective(Xv, yv, np.zeros((M, Xv.shape[1])), np.zeros(M), sigma, c)
         if not out["J"][-1] <= max(out["J"][0], J_zero):
             warnings.warn(
@@ -883,14 +887,14 @@ def _cccp(comp: _Components, theta, N, rel_tol):
     return {**hist, "W": W, "b": b, "n_iter": n_iter, "converged": converged, "n_extra": n_sub}
 
 
-def _sgd(comp: _Components, theta, n_epochs, t0, seed):
+def _sgd(comp: _Components, theta, n_epochs, t0, random_state):
     """Stochastic sub-gradient descent on ``J(W, b)`` (one sample per step)."""
     _, _, W, b = comp.evaluate(theta)
     X, y, c, sigma = comp.X, comp.y, comp.c, comp.sigma
     W, b = W.copy(), b.copy()
     l = X.shape[0]
     t0 = 1.0 / sigma if t0 is None else t0
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     hist = {"J": [_objective(X, y, W, b, sigma, c)], "Wh": [W.copy()], "bh": [b.copy()]}
     t = 0
     for _ in range(n_epochs):
@@ -1071,50 +1075,80 @@ def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
     return float(best), best_T, count
 
 
-class LatentSVMClassifier:
-    """scikit-learn style estimator around :func:`train_latent_svm`.
+def _binary_labels(y) -> tuple[np.ndarray, np.ndarray]:
+    """``(y_pm, classes_)`` of a two-class target; more classes are refused as scikit-learn's
+    binary-only classifiers do."""
+    check_classification_targets(y)
+    if np.unique(y).size < 2:
+        raise ValueError("y must contain two classes; got only one class")
+    if type_of_target(y) != "binary":
+        raise ValueError(f"Only binary classification is supported; y has "
+                         f"{np.unique(y).size} classes (type {type_of_target(y)!r})")
+    return encode_binary_labels(y, "y")
 
-    ``classes_[1]`` (the larger label) is the class made of hidden states.
+
+class LatentSVMClassifier(ClassifierMixin, BaseEstimator):
+    """scikit-learn estimator around :func:`train_latent_svm` (linear components).
+
+    The larger label, ``classes_[1]``, is the class made of hidden states; labels may be of any
+    type (strings, 0/1, -1/+1). ``score`` is the accuracy.
 
     Parameters
     ----------
-    n_states, method, sigma, eta, max_iter, seed
+    n_states : int, default 2
+        Number of hidden states ``M``.
+    method : {"pdgdp", "ao", "cccp", "sgd"}, default "pdgdp"
+    sigma : float, default 0.01
+    eta : float, optional
+    max_iter : int, optional
         As in :func:`train_latent_svm`.
+    random_state : int or None, default 0
+        Seed of the k-means start (and of SGD's sample order).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    result_ : LatentSVMResult
+        The trained model and its history.
+    n_iter_ : int
+        Iterations run by the training method: ``result_.n_iter`` (the steps that changed the
+        model), and 1 when the start was already stationary (the step that found it).
     """
 
     def __init__(self, n_states: int = 2, *, method: str = "pdgdp", sigma: float = 0.01,
-                 eta: float | None = None, max_iter: int | None = None, seed: int = 0):
-        self.n_states, self.method, self.sigma = n_states, method, sigma
-        self.eta, self.max_iter, self.seed = eta, max_iter, seed
+                 eta: float | None = None, max_iter: int | None = None,
+                 random_state: int | None = 0):
+        self.n_states = n_states
+        self.method = method
+        self.sigma = sigma
+        self.eta = eta
+        self.max_iter = max_iter
+        self.random_state = random_state
 
-    def get_params(self, deep: bool = True) -> dict:
-        return {"n_states": self.n_states, "method": self.method, "sigma": self.sigma,
-                "eta": self.eta, "max_iter": self.max_iter, "seed": self.seed}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self.get_params():
-                raise ValueError(f"invalid parameter {k!r} for LatentSVMClassifier")
-            setattr(self, k, v)
-        return self
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
     def fit(self, X, y):
-        yv = np.asarray(y)
-        classes = np.unique(yv)
-        if classes.shape[0] != 2:
-            raise ValueError(f"y must contain exactly two classes; found {classes.shape[0]}")
-        self.classes_ = classes
-        ypm = np.where(yv == classes[1], 1.0, -1.0)
-        self.result_ = train_latent_svm(X, ypm, n_states=self.n_states, method=self.method,
+        """Train on ``X`` with two-class labels ``y``; returns ``self``."""
+        X, y = validate_data(self, X, y, dtype=float)
+        y_pm, self.classes_ = _binary_labels(y)
+        self.result_ = train_latent_svm(X, y_pm, n_states=self.n_states, method=self.method,
                                         sigma=self.sigma, eta=self.eta, max_iter=self.max_iter,
-                                        seed=self.seed)
+                                        random_state=self.random_state)
+        # the iteration that finds the start already stationary was run too (it moved nothing)
+        self.n_iter_ = max(self.result_.n_iter, 1)
         return self
 
     def decision_function(self, X) -> np.ndarray:
+        """``max_m (w_m' x + b_m)``: positive for ``classes_[1]``."""
+        check_is_fitted(self, "result_")
+        X = validate_data(self, X, dtype=float, reset=False)
         return self.result_.decision_function(X)
 
     def predict(self, X) -> np.ndarray:
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
-
-    def score(self, X, y) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+        """The label of every row of ``X``."""
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(int)]

@@ -12,10 +12,11 @@ solutions, Chang and Lin 2001), which keeps the dual in the one form of
       + C (1 - \gamma) \sum_{i \in I_-} \xi_i
     \quad \text{s.t.} \quad y_i (w^\top \phi_s(x_i) + b) \ge 1 - \xi_i,\; \xi_i \ge 0,
 
-with the kernel ``k_s(x, x') = exp(-sum_k s_k (x_k - x'_k)^2)``. Its dual has the bounds
-``u_i = C gamma`` (positives) / ``C (1 - gamma)`` (negatives) and ``Q = (y y') o K_s``. The
+with the kernel ``k_s(x, x') = exp(-sum_k s_k (x_k - x'_k)^2)``. The paper's cost balance
+:math:`\gamma \in (0, 1)` is called ``balance`` in the code (``gamma`` names only kernel widths
+in this package). The dual has the bounds ``u_i = C balance`` (positives) / ``C (1 - balance)`` (negatives) and ``Q = (y y') o K_s``. The
 ``d + 2`` hyperparameters are handled in unconstrained coordinates
-``theta = (log C, logit gamma, log s_1, ..., log s_d)``.
+``theta = (log C, logit balance, log s_1, ..., log s_d)``.
 
 Validation cost on a set ``Z`` (the paper's generalization cost with type I / type II
 coefficients ``c_1, c_2``) and its tanh smoothing:
@@ -35,7 +36,7 @@ the kernel part is contracted without the ``(d, n, n)`` tensor
 
 :func:`select_hyperparameters` runs Algorithm 2 (stochastic gradient steps on mini-batches of
 ``Z`` with backtracking) and, as baselines with the same number of QP solves, random search
-over all ``d + 2`` hyperparameters and grid search over ``(C, gamma, one common scale)``.
+over all ``d + 2`` hyperparameters and grid search over ``(C, balance, one common scale)``.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ __all__ = [
 SELECTION_METHODS = ("pdgdp", "random", "grid")
 
 
-def pack_hyperparameters(C: float, gamma: float, scales) -> np.ndarray:
-    r"""``theta = (log C, logit gamma, log s_1, ..., log s_d)``.
+def pack_hyperparameters(C: float, balance: float, scales) -> np.ndarray:
+    r"""``theta = (log C, logit balance, log s_1, ..., log s_d)``.
 
     .. math::
 
@@ -75,8 +76,8 @@ def pack_hyperparameters(C: float, gamma: float, scales) -> np.ndarray:
     ----------
     C : float > 0
         Regularization weight of the cost-sensitive SVM.
-    gamma : float in (0, 1)
-        Cost balance: the dual bounds are ``C gamma`` (positives) and ``C (1 - gamma)``
+    balance : float in (0, 1)
+        Cost balance: the dual bounds are ``C balance`` (positives) and ``C (1 - balance)``
         (negatives). Not a kernel width.
     scales : array_like of shape (d,)
         ARD kernel scales ``s_k > 0`` of ``k_s(x, x') = exp(-sum_k s_k (x_k - x'_k)^2)``
@@ -89,15 +90,15 @@ def pack_hyperparameters(C: float, gamma: float, scales) -> np.ndarray:
 
     Notes
     -----
-    The arguments are not validated: ``C <= 0``, ``gamma`` outside (0, 1) or a scale
+    The arguments are not validated: ``C <= 0``, ``balance`` outside (0, 1) or a scale
     ``<= 0`` gives NaN or infinite entries (with a NumPy ``RuntimeWarning``).
     """
     s = np.asarray(scales, dtype=float).reshape(-1)
-    return np.concatenate([[np.log(C), np.log(gamma) - np.log1p(-gamma)], np.log(s)])
+    return np.concatenate([[np.log(C), np.log(balance) - np.log1p(-balance)], np.log(s)])
 
 
 def unpack_hyperparameters(theta) -> tuple[float, float, np.ndarray]:
-    r"""``(C, gamma, scales)`` of ``theta`` (the inverse of :func:`pack_hyperparameters`).
+    r"""``(C, balance, scales)`` of ``theta`` (the inverse of :func:`pack_hyperparameters`).
 
     .. math::
 
@@ -107,14 +108,14 @@ def unpack_hyperparameters(theta) -> tuple[float, float, np.ndarray]:
     Parameters
     ----------
     theta : array_like of shape (d + 2,)
-        ``(log C, logit gamma, log s_1, ..., log s_d)``. Not validated (at least two
+        ``(log C, logit balance, log s_1, ..., log s_d)``. Not validated (at least two
         entries are needed; very large entries overflow to ``inf`` with a ``RuntimeWarning``).
 
     Returns
     -------
     C : float
         Regularization weight, ``> 0``.
-    gamma : float
+    balance : float
         Cost balance in (0, 1) (0 or 1 after rounding for extreme ``theta[1]``).
     scales : ndarray of shape (d,)
         ARD kernel scales, ``> 0``.
@@ -185,11 +186,11 @@ class CostSensitiveARD:
         t = as_vector(theta, name)
         if t.shape[0] != self.d + 2:
             raise ValueError(f"{name} must have length d + 2 = {self.d + 2} "
-                             f"(log C, logit gamma, d log-scales); got {t.shape[0]}")
+                             f"(log C, logit balance, d log-scales); got {t.shape[0]}")
         return t
 
     def bounds(self, theta: np.ndarray):
-        """``u`` and its derivatives with respect to ``log C`` and ``logit gamma``."""
+        """``u`` and its derivatives with respect to ``log C`` and ``logit balance``."""
         C, g, _ = unpack_hyperparameters(theta)
         pos = self.y > 0
         u = np.where(pos, C * g, C * (1.0 - g))
@@ -306,14 +307,14 @@ class SelectionResult:
     method : str
     theta : ndarray of shape (d + 2,)
         The selected hyperparameters (lowest validation cost seen; ties by smoothed cost).
-    C, gamma : float
+    C, balance : float
     scales : ndarray of shape (d,)
     val_cost : float
         Unsmoothed validation cost of the selected model.
     history : dict of ndarray
         One entry per accepted iterate (Algorithm 2) or evaluated candidate (baselines):
         ``"val_cost"``, ``"val_smoothed"``, ``"n_qp"`` (cumulative QP solves), ``"C"``,
-        ``"gamma"``, ``"scales"`` (shape (T, d)); Algorithm 2 adds ``"batch_cost"``,
+        ``"balance"``, ``"scales"`` (shape (T, d)); Algorithm 2 adds ``"batch_cost"``,
         ``"grad_norm"``, ``"step"``.
     n_qp_solves : int
     n_region_evaluations : int
@@ -326,7 +327,7 @@ class SelectionResult:
     method: str
     theta: np.ndarray
     C: float
-    gamma: float
+    balance: float
     scales: np.ndarray
     val_cost: float
     history: dict = field(repr=False)
@@ -358,18 +359,18 @@ class SelectionResult:
 @single_blas_thread
 def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdgdp",
                            budget: int = 186, max_iter: int = 350, C0: float = 1.0,
-                           gamma0: float = 0.5, scales0=None, costs=(1.0, 1.0),
+                           balance0: float = 0.5, scales0=None, costs=(1.0, 1.0),
                            beta: float = 3.0, batch_size: int | None = None,
                            max_step: float = 0.5, backtrack: float = 0.5,
                            max_backtrack: int = 4, search_radius=(3.0, 2.0),
-                           seed: int = 0) -> SelectionResult:
+                           random_state: int | None = 0) -> SelectionResult:
     r"""Choose the ``d + 2`` hyperparameters of the cost-sensitive ARD SVM.
 
     The model and the cost are in the module docstring. Methods, all limited to ``budget``
     QP solves (the paper's count of calls to its dual solver, solDual):
 
     ``"pdgdp"`` (Algorithm 2)
-        From ``theta_0 = (log C0, logit gamma0, log scales0)``: draw a mini-batch of the
+        From ``theta_0 = (log C0, logit balance0, log scales0)``: draw a mini-batch of the
         validation set, compute the smoothed cost and its exact gradient through the closed
         form of the current critical region, step ``theta - tau grad`` and backtrack
         (``tau <- r tau``, at most ``max_backtrack`` times) while the mini-batch cost does not
@@ -381,10 +382,10 @@ def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdg
     ``"random"``
         ``theta_0`` and then ``budget - 1`` points with ``log C`` and every ``log s_k`` drawn
         uniformly within ``search_radius`` (``(3, 2)``: +-3 in ``log C``, +-2 in each
-        ``log s_k``) of ``theta_0`` and ``gamma`` uniform in ``[0.05, 0.95]``.
+        ``log s_k``) of ``theta_0`` and ``balance`` uniform in ``[0.05, 0.95]``.
     ``"grid"``
-        A grid over ``(log C, gamma, log s)`` with one common scale ``s`` for all features
-        (``log C0 +- 3``, ``gamma in [0.1, 0.9]``, ``log s in log mean(scales0) +- 2``); axis
+        A grid over ``(log C, balance, log s)`` with one common scale ``s`` for all features
+        (``log C0 +- 3``, ``balance in [0.1, 0.9]``, ``log s in log mean(scales0) +- 2``); axis
         sizes as equal as possible with product <= ``budget``.
 
     Every method returns the candidate with the lowest unsmoothed validation cost.
@@ -398,8 +399,8 @@ def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdg
         Maximum number of QP solves (default 186, the count the paper reports).
     max_iter : int
         Algorithm 2's iterations (default 350, as in the paper's experiment).
-    C0, gamma0 : float
-        Start: ``C > 0``, ``0 < gamma < 1``.
+    C0, balance0 : float
+        Start: ``C > 0``, ``0 < balance < 1``.
     scales0 : float or array_like of shape (d,), optional
         Start of the ARD scales (default ``1 / median squared distance`` for every feature).
     costs : (float, float)
@@ -413,7 +414,7 @@ def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdg
         ``[0.2, 0.8]``), any value in ``(0, 1)`` is accepted.
     search_radius : (float, float)
         Random search box half-widths in ``log C`` and in each ``log s_k``.
-    seed : int
+    random_state : int or None, default 0
         Seed of the mini-batches and of the random search.
 
     Returns
@@ -425,9 +426,9 @@ def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdg
     budget = _positive_int(budget, "budget")
     max_iter = _positive_int(max_iter, "max_iter")
     C0 = positive_scalar(C0, "C0")
-    gamma0 = positive_scalar(gamma0, "gamma0")
-    if not gamma0 < 1:
-        raise ValueError(f"gamma0 must be in (0, 1); got {gamma0}")
+    balance0 = positive_scalar(balance0, "balance0")
+    if not balance0 < 1:
+        raise ValueError(f"balance0 must be in (0, 1); got {balance0}")
     if scales0 is None:
         D = ard_rbf_kernel(prob.X, scales=np.ones(prob.d))
         med = float(np.median(-np.log(np.clip(D[np.triu_indices_from(D, 1)], 1e-300, None))))
@@ -447,8 +448,8 @@ def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdg
     if batch_size is None:
         batch_size = max(1, nv // 2)
     batch_size = min(_positive_int(batch_size, "batch_size"), nv)
-    theta0 = pack_hyperparameters(C0, gamma0, s0)
-    rng = np.random.default_rng(seed)
+    theta0 = pack_hyperparameters(C0, balance0, s0)
+    rng = np.random.default_rng(random_state)
     t_start = time.perf_counter()
     if method == "pdgdp":
         out = _algorithm2(prob, theta0, budget, max_iter, batch_size, max_step, r,
@@ -463,7 +464,7 @@ def select_hyperparameters(X_train, y_train, X_val, y_val, *, method: str = "pdg
     best = int(order[0])
     sol = out["solutions"][best]
     C, g, s = unpack_hyperparameters(sol.theta)
-    return SelectionResult(method=method, theta=sol.theta, C=C, gamma=g, scales=s,
+    return SelectionResult(method=method, theta=sol.theta, C=C, balance=g, scales=s,
                            val_cost=float(hist["val_cost"][best]), history=hist,
                            n_qp_solves=prob.n_qp, n_region_evaluations=prob.n_region,
                            n_iter=int(out["n_iter"]), time=elapsed, best_index=best,
@@ -483,12 +484,12 @@ def _record(hist: dict, prob: CostSensitiveARD, sol: _Solution) -> None:
     hist["val_smoothed"].append(Es)
     hist["n_qp"].append(prob.n_qp)
     hist["C"].append(C)
-    hist["gamma"].append(g)
+    hist["balance"].append(g)
     hist["scales"].append(s)
 
 
 def _new_hist(extra=()) -> dict:
-    keys = ["val_cost", "val_smoothed", "n_qp", "C", "gamma", "scales", *extra]
+    keys = ["val_cost", "val_smoothed", "n_qp", "C", "balance", "scales", *extra]
     return {k: [] for k in keys}
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.utils.estimator_checks import check_estimator
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pathlib_core.core.kernels import conformal_basis, conformal_kernel, rbf_kernel
 from pathlib_core.mcm import (
@@ -115,14 +115,13 @@ def test_fisher_ratio_direct_needs_a_psd_kernel(K):
 # -- estimators -------------------------------------------------------------------------------
 
 # The conformal estimators run with the l1 option here only to keep the suite within its
-# time budget (the l1 LP is ~3x faster on check_estimator's 200-point blobs); the code paths
-# of l1 = 0 are exercised by the default MCMClassifier and the other conformal tests.
-@pytest.mark.parametrize("est", [MCMClassifier(), MCMClassifier(kernel="linear", l1=0.1),
-                                 ConformalMCMClassifier(l1=0.01),
-                                 ConformalSVMClassifier(l1=0.01)],
-                         ids=["mcm", "mcm-linear-l1", "conformal-mcm-l1", "conformal-svm-l1"])
-def test_check_estimator(est):
-    check_estimator(est)
+# time budget (the l1 LP is ~3x faster on the checks' 200-point blobs); the code paths of
+# l1 = 0 are exercised by the default MCMClassifier and the other conformal tests.
+@parametrize_with_checks([MCMClassifier(), MCMClassifier(kernel="linear", l1=0.1),
+                          MCMClassifier(kernel="precomputed", l1=0.1),
+                          ConformalMCMClassifier(l1=0.01), ConformalSVMClassifier(l1=0.01)])
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
 
 
 def test_precomputed_matches_rbf():

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import lsq_linear
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pathlib_core.core.qp import solve_qp_cvxpy
 from pathlib_core.pdgdp import (
@@ -114,7 +115,7 @@ def test_methods_minimize_the_same_objective_and_respect_global_optimum(seed):
     J_opt, _, W, b = hidden_state_objective(X, y, T_opt, sigma=sigma)
     assert abs(latent_objective(X, y, W, b, sigma=sigma) - opt) < 1e-9
     for method in ("pdgdp", "ao", "cccp", "sgd"):
-        r = train_latent_svm(X, y, n_states=2, method=method, sigma=sigma, seed=seed,
+        r = train_latent_svm(X, y, n_states=2, method=method, sigma=sigma, random_state=seed,
                              max_iter=60)
         J = latent_objective(X, y, r.weights, r.intercepts, sigma=sigma)
         assert abs(J - r.objective) < 1e-12
@@ -189,8 +190,41 @@ def test_classifier_estimator():
     assert clf.score(X, labels) >= 0.8
     with pytest.raises(ValueError, match="two classes"):
         LatentSVMClassifier().fit(X, np.zeros(len(y)))
-    with pytest.raises(ValueError, match="invalid parameter"):
+    with pytest.raises(ValueError, match="Invalid parameter"):
         clf.set_params(C=1)
+
+
+@parametrize_with_checks([LatentSVMClassifier(method="pdgdp", max_iter=5),
+                          LatentSVMClassifier(method="ao", max_iter=5)])
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def test_classifier_in_scikit_learn_tools():
+    """clone, Pipeline, GridSearchCV and pickle; 0/1 labels; NotFittedError before fit."""
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _latent_data(5, n_pos=10, n_neg=12)
+    y01 = (y > 0).astype(int)
+    est = LatentSVMClassifier(n_states=2, method="ao", sigma=0.1, random_state=3)
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+    c = clone(est)
+    assert c.get_params() == est.get_params() and c.random_state == 3
+    pipe = make_pipeline(StandardScaler(), est).fit(X, y01)
+    assert set(pipe.predict(X)) <= {0, 1} and pipe.score(X, y01) >= 0.8
+    grid = GridSearchCV(est, {"sigma": [0.1, 1.0]}, cv=2).fit(X, y01)
+    assert grid.best_params_["sigma"] in (0.1, 1.0)
+    fitted = est.fit(X, y01)
+    assert fitted.n_features_in_ == X.shape[1] and list(fitted.classes_) == [0, 1]
+    again = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(again.decision_function(X), fitted.decision_function(X))
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -79,7 +79,7 @@ def test_region_reuse_gives_the_resolved_solution():
 @pytest.mark.parametrize("method", ["pdgdp", "random", "grid"])
 def test_budget_respected_and_reported_cost_is_real(method):
     X, y, Xv, yv = _data(4)
-    r = select_hyperparameters(X, y, Xv, yv, method=method, budget=15, max_iter=40, seed=1)
+    r = select_hyperparameters(X, y, Xv, yv, method=method, budget=15, max_iter=40, random_state=1)
     assert r.n_qp_solves <= 15
     assert abs(r.cost(Xv, yv) - r.val_cost) < 1e-12
     assert r.val_cost == np.min(r.history["val_cost"])
@@ -90,7 +90,7 @@ def test_full_batch_algorithm2_is_a_descent_method():
     """With the whole validation set as the batch, every accepted step lowers the cost."""
     X, y, Xv, yv = _data(5)
     r = select_hyperparameters(X, y, Xv, yv, method="pdgdp", budget=20, max_iter=60,
-                               batch_size=len(yv), seed=0)
+                               batch_size=len(yv), random_state=0)
     sm = r.history["val_smoothed"]
     assert np.all(np.diff(sm) <= 1e-12)
     assert sm[-1] < sm[0]
@@ -101,7 +101,7 @@ def test_full_batch_algorithm2_is_a_descent_method():
     (dict(method="bayes"), "method"),
     (dict(budget=0), "budget"),
     (dict(C0=-1.0), "C0"),
-    (dict(gamma0=1.5), "gamma0"),
+    (dict(balance0=1.5), "balance0"),
     (dict(backtrack=1.0), "backtrack"),
     (dict(scales0=[1.0, -1.0, 1.0]), "scales0"),
     (dict(scales0=[1.0, 1.0]), "scales0 must be one positive number"),
@@ -125,7 +125,7 @@ def test_bad_data():
 
 @pytest.mark.parametrize("kwargs", [
     dict(C0=1e-12), dict(C0=1e12), dict(C0=1e300), dict(C0=1e-300),
-    dict(scales0=1e-12), dict(scales0=1e12), dict(gamma0=1e-9), dict(gamma0=1 - 1e-9),
+    dict(scales0=1e-12), dict(scales0=1e12), dict(balance0=1e-9), dict(balance0=1 - 1e-9),
     dict(C0=1e12, scales0=1e12),
 ], ids=lambda kw: ",".join(f"{k}={v:g}" for k, v in kw.items()))
 @pytest.mark.parametrize("method", ["pdgdp", "grid"])
@@ -133,7 +133,7 @@ def test_extreme_hyperparameters_complete_with_exact_solutions(kwargs, method):
     # C0 = 1e300 looped in libsvm (its own cap is 10^7 iterations); now libsvm stops at
     # 100 n + 10^4 iterations and the active-set solver finishes from its point
     X, y, Xv, yv = _data(0)
-    r = select_hyperparameters(X, y, Xv, yv, method=method, budget=8, max_iter=10, seed=0,
+    r = select_hyperparameters(X, y, Xv, yv, method=method, budget=8, max_iter=10, random_state=0,
                                **kwargs)
     assert 1 <= r.n_qp_solves <= 8
     assert np.isfinite(r.val_cost) and np.all(np.isfinite(r.theta))
