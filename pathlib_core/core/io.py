@@ -1,10 +1,17 @@
-"""Files and JSON: an atomic text write and the conversion of numpy values to JSON types.
+"""Files, JSON and pickles: an atomic text write, numpy values as JSON types, and pickling
+of objects that hold local functions.
 
 :func:`atomic_write_text` writes through a temporary file in the target's folder and an atomic
 rename, so a reader never sees half a file. :func:`to_jsonable` turns what numerical code
 produces (numpy scalars and arrays, tuples, sets, dataclass records, non-finite floats) into
 plain JSON types. :meth:`~pathlib_core.core.solution_path.SolutionPath.to_json` and the
 book's results records both go through these two functions.
+
+Solution paths hold functions made inside the path functions (residual closures, the
+evaluators of :class:`~pathlib_core.core.solution_path.FunctionSegment` pieces), which the
+standard :mod:`pickle` cannot store. :class:`ByValue` wraps such a state so that
+:mod:`pickle` stores it through cloudpickle (functions by value, one stream per object tree,
+so data shared by many closures is stored once) and loads it back as the original object.
 """
 
 from __future__ import annotations
@@ -12,13 +19,15 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import pickle
 import tempfile
+import threading
 from pathlib import Path as FsPath
 from typing import Any
 
 import numpy as np
 
-__all__ = ["atomic_write_text", "to_jsonable"]
+__all__ = ["atomic_write_text", "to_jsonable", "ByValue", "storing_by_value"]
 
 
 def atomic_write_text(path, text: str) -> FsPath:
@@ -76,3 +85,47 @@ def to_jsonable(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return repr(value)
+
+
+_BY_VALUE = threading.local()
+
+
+def storing_by_value() -> bool:
+    """Whether the current thread is inside a :class:`ByValue` dump.
+
+    An object whose ``__getstate__`` wraps its state in :class:`ByValue` returns the plain
+    state instead when this is true: the enclosing cloudpickle stream already stores its
+    functions by value, and one stream keeps shared data shared.
+    """
+    return getattr(_BY_VALUE, "depth", 0) > 0
+
+
+class ByValue:
+    """A stand-in that :mod:`pickle` stores through cloudpickle and loads as ``obj`` itself.
+
+    ``pickle.loads(pickle.dumps(ByValue(obj)))`` returns a copy of ``obj``, not a
+    :class:`ByValue`: the stand-in reduces to ``pickle.loads(cloudpickle.dumps(obj))``. Local
+    functions and lambdas inside ``obj`` are stored by value, importable ones by reference.
+    ``copy.deepcopy`` goes the same way.
+
+    Parameters
+    ----------
+    obj : object
+        What to store (typically an instance's ``__dict__``).
+    """
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __reduce__(self):
+        import cloudpickle
+
+        depth = getattr(_BY_VALUE, "depth", 0)
+        _BY_VALUE.depth = depth + 1
+        try:
+            blob = cloudpickle.dumps(self.obj, protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            _BY_VALUE.depth = depth
+        return (pickle.loads, (blob,))

@@ -21,20 +21,47 @@ and ``side="right"`` ask for the one-sided limits explicitly.
 Solution records are model-specific dataclasses (for example ``SVMSolution(alpha,
 intercept)``). Linear pieces interpolate every floating-point field of the record and keep
 every other field (integer labels, boolean masks, strings) from the piece's left end.
+
+Storing a path
+--------------
+``pickle.dumps(path)`` stores everything, including the functions a path holds (its residual
+function and the evaluators of :class:`FunctionSegment` pieces, often closures made inside a
+path function): they are stored by value through cloudpickle (see
+:class:`~pathlib_core.core.io.ByValue`), and the loaded path behaves like the original.
+
+:meth:`SolutionPath.to_json` stores data only: the breakpoints, the events, the solution at
+every breakpoint (both sides at jumps), the residuals at the breakpoints and the run
+statistics. :meth:`SolutionPath.from_json` rebuilds from it a path on which
+
+- ``breakpoints``, ``events``, ``records()``, ``to_rows()`` and ``info`` are those of the
+  original path, and ``kkt_residuals()`` returns the stored residuals (there is no residual
+  function to evaluate anew);
+- ``at(t)`` is exact on the pieces that were linear (:class:`LinearSegment`: the records at
+  their ends determine them) and at every breakpoint; inside a piece that was a function of
+  the parameter (a :class:`FunctionSegment`: an ODE solver's dense output, a refit) it raises
+  ``ValueError``, because JSON holds only the piece's end points. Pickle such paths to keep
+  their interiors.
+
+Records come back as instances of their dataclass when its module is importable (a module of
+:mod:`pathlib_core` or one already imported), with every array in its stored dtype;
+otherwise as dicts of fields.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import math
+import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .io import atomic_write_text, to_jsonable
+from .io import ByValue, atomic_write_text, storing_by_value, to_jsonable
 
 __all__ = [
     "Event",
@@ -162,6 +189,33 @@ class FunctionSegment(Segment):
         if t == self.hi:
             return self.rec_hi
         return self.fn(t)
+
+    # ``fn`` is often a closure: pickled by value (see pathlib_core.core.io.ByValue)
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        return state if storing_by_value() else ByValue(state)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+class _StoredSegment(Segment):
+    """A piece read back from JSON that was a function of the parameter: only its ends are
+    known."""
+
+    def __init__(self, lo: float, hi: float, rec_lo, rec_hi, kind: str, param_name: str):
+        self.lo, self.hi, self.rec_lo, self.rec_hi = float(lo), float(hi), rec_lo, rec_hi
+        self.kind, self.param_name = kind, param_name
+
+    def evaluate(self, t: float):
+        if t == self.lo:
+            return self.rec_lo
+        if t == self.hi:
+            return self.rec_hi
+        raise ValueError(
+            f"{self.param_name}={t!r} lies inside the piece [{self.lo!r}, {self.hi!r}] (kind "
+            f"{self.kind!r}), which was a function of the parameter; a path read from JSON "
+            "knows such a piece at its ends only (pickle the path to keep its interior)")
 
 
 class _PointSegment(Segment):
@@ -353,7 +407,7 @@ class SolutionPath:
 
         Raises ``ValueError`` if the path was built without a residual function.
         """
-        if self._residual is None:
+        if self._kkt_cache is None and self._residual is None:
             raise ValueError("this path has no residual function; pass residual= to SolutionPath")
         if self._kkt_cache is None:
             res = {}
@@ -372,7 +426,7 @@ class SolutionPath:
         ``fields`` one column per array entry (``name[i]``).
         """
         residuals = None
-        if self._residual is not None:
+        if self.has_residuals:
             residuals = dict(zip(self.breakpoints.tolist(), self.kkt_residuals().tolist(),
                                  strict=True))
         ev_at: dict[float, list[str]] = {}
@@ -399,27 +453,137 @@ class SolutionPath:
 
         return pd.DataFrame(self.to_rows(fields))
 
+    @property
+    def has_residuals(self) -> bool:
+        """Whether :meth:`kkt_residuals` has values (a residual function or stored ones)."""
+        return self._residual is not None or self._kkt_cache is not None
+
     def to_dict(self) -> dict:
-        """Everything needed to rebuild the path's breakpoint solutions, as plain JSON types."""
+        """Everything needed to rebuild the path's breakpoint solutions, as plain JSON types.
+
+        Keys: ``param_name``, ``direction``, ``breakpoints``, ``events``, ``records`` (one
+        entry per breakpoint and side, as :meth:`records`), ``segments`` (each piece's ends,
+        kind and whether it is linear), ``record_type`` and ``record_fields`` (how to rebuild
+        the records: their class and each field's numpy dtype), ``info`` and, when the path
+        has residuals, ``kkt_residuals``. :meth:`from_dict` reads it back.
+        """
+        recs = self.records()
         out = {
             "param_name": self.param_name,
             "direction": self.direction,
             "breakpoints": self.breakpoints.tolist(),
             "events": [e.to_dict() for e in self.events],
             "records": [{"param": t, "side": s, "record": to_jsonable(_record_dict(r))}
-                        for t, s, r in self.records()],
+                        for t, s, r in recs],
+            "segments": [{"lo": g.lo, "hi": g.hi, "kind": g.kind,
+                          "linear": isinstance(g, LinearSegment | _PointSegment)}
+                         for g in self._segments],
+            "record_type": _record_type(recs[0][2]),
+            "record_fields": _record_fields(recs[0][2]),
             "info": to_jsonable(self.info),
         }
-        if self._residual is not None:
-            out["kkt_residuals"] = self.kkt_residuals().tolist()
+        if self.has_residuals:
+            out["kkt_residuals"] = to_jsonable(self.kkt_residuals())
         return out
 
     def to_json(self, path=None, **kwargs) -> str:
-        """Serialize :meth:`to_dict` to JSON; write it to ``path`` when given."""
+        """Serialize :meth:`to_dict` to JSON; write it to ``path`` when given.
+
+        :meth:`from_json` reads it back (see the module docstring for what a path read from
+        JSON can do).
+        """
         text = json.dumps(self.to_dict(), **kwargs)
         if path is not None:
             atomic_write_text(path, text)
         return text
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SolutionPath:
+        """Rebuild a path from :meth:`to_dict`'s output.
+
+        The result has the original's breakpoints, events, breakpoint records, stored
+        residuals and ``info``; ``at(t)`` is exact on pieces that were linear and at
+        breakpoints, and raises ``ValueError`` inside pieces that were functions of the
+        parameter (see the module docstring).
+
+        Parameters
+        ----------
+        data : dict
+            A dict as returned by :meth:`to_dict` (or read from :meth:`to_json`'s text).
+
+        Returns
+        -------
+        SolutionPath
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"data must be a dict from SolutionPath.to_dict; got "
+                             f"{type(data).__name__}")
+        missing = {"param_name", "records", "segments"} - set(data)
+        if missing:
+            raise ValueError(f"data lacks the keys {sorted(missing)} (was it written by "
+                             "SolutionPath.to_dict?)")
+        name = str(data["param_name"])
+        build = _record_builder(data.get("record_type"), data.get("record_fields") or {})
+        entries = [(float(e["param"]), e["side"], build(e["record"])) for e in data["records"]]
+        # the record just left of / right of every breakpoint
+        left: dict[float, Any] = {}
+        right: dict[float, Any] = {}
+        for t, side, rec in entries:
+            if side in ("both", "left"):
+                left[t] = rec
+            if side in ("both", "right"):
+                right[t] = rec
+        segs: list[Segment] = []
+        for g in data["segments"]:
+            lo, hi = float(g["lo"]), float(g["hi"])
+            if lo == hi:
+                segs.append(_PointSegment(lo, right[lo]))
+            elif g.get("linear", False):
+                seg = LinearSegment(lo, hi, right[lo], left[hi])
+                seg.kind = g.get("kind", "linear")
+                segs.append(seg)
+            else:
+                segs.append(_StoredSegment(lo, hi, right[lo], left[hi], g.get("kind", "function"),
+                                           name))
+        events = [Event(e["param"], e["kind"], tuple(e.get("indices", ())), e.get("info", {}))
+                  for e in data.get("events", [])]
+        out = cls(name, segs, events, direction=int(data.get("direction", 1)),
+                  info=data.get("info"))
+        if data.get("kkt_residuals") is not None:
+            out._kkt_cache = np.asarray(data["kkt_residuals"], dtype=float)
+        return out
+
+    @classmethod
+    def from_json(cls, source) -> SolutionPath:
+        """Read a path written by :meth:`to_json`.
+
+        Parameters
+        ----------
+        source : str or path-like
+            The JSON text itself (a string starting with ``{``) or the file holding it.
+
+        Returns
+        -------
+        SolutionPath
+            See :meth:`from_dict`.
+        """
+        if isinstance(source, str) and source.lstrip().startswith("{"):
+            text = source
+        elif isinstance(source, str | os.PathLike):
+            with open(source, encoding="utf-8") as fh:
+                text = fh.read()
+        else:
+            raise ValueError(f"source must be JSON text or a file path; got "
+                             f"{type(source).__name__}")
+        return cls.from_dict(json.loads(text))
+
+    # the residual function is often a closure: pickled by value (see core.io.ByValue)
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        return state if storing_by_value() else ByValue(state)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     def plot(self, field: str | Callable[[Any], np.ndarray], *, ax=None, n_points: int = 0,
              mark_events: bool = True, logx: bool = False, **kwargs):
@@ -443,6 +607,86 @@ def _record_items(rec) -> list[tuple[str, Any]]:
 
 def _record_dict(rec) -> dict:
     return dict(_record_items(rec))
+
+
+def _record_type(rec) -> str:
+    """How a record is rebuilt: ``"dataclass:<module>:<qualname>"``, ``"dict"`` or
+    ``"value"`` (a bare array or number)."""
+    if dataclasses.is_dataclass(rec) and not isinstance(rec, type):
+        cls = type(rec)
+        return f"dataclass:{cls.__module__}:{cls.__qualname__}"
+    return "dict" if isinstance(rec, dict) else "value"
+
+
+def _record_fields(rec) -> dict:
+    """The numpy dtype (and dimension) of each array, numpy-scalar or float field of a record
+    (a Python float is ``"float"``: JSON stores its non-finite values as strings)."""
+    out = {}
+    for name, value in _record_items(rec):
+        if type(value) is float:
+            out[name] = {"dtype": "float", "ndim": 0}
+        elif isinstance(value, np.ndarray):
+            out[name] = {"dtype": value.dtype.str, "ndim": value.ndim}
+        elif isinstance(value, np.generic):
+            out[name] = {"dtype": value.dtype.str, "ndim": 0}
+    return out
+
+
+def _resolve_dataclass(spec: str):
+    """The dataclass named by ``"<module>:<qualname>"`` when its module is part of
+    pathlib_core or already imported; ``None`` otherwise."""
+    module, _, qualname = spec.partition(":")
+    if module in sys.modules:
+        obj = sys.modules[module]
+    elif module == "pathlib_core" or module.startswith("pathlib_core."):
+        try:
+            obj = importlib.import_module(module)
+        except ImportError:
+            return None
+    else:
+        return None
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) and dataclasses.is_dataclass(obj) else None
+
+
+def _record_builder(record_type: str | None, fields: dict) -> Callable[[dict], Any]:
+    """A function turning one stored record (a dict of JSON values) back into a record."""
+
+    def value(name, v):
+        spec = fields.get(name)
+        if spec is None or v is None:
+            return v
+        if spec["dtype"] == "float":
+            return float(v)
+        arr = np.asarray(v, dtype=np.dtype(spec["dtype"]))
+        if spec["ndim"] == 0:
+            return arr[()]
+        if arr.ndim != spec["ndim"] and arr.size == 0:
+            arr = arr.reshape((0,) * spec["ndim"])
+        return arr
+
+    def as_dict(stored: dict) -> dict:
+        return {k: value(k, v) for k, v in stored.items()}
+
+    if record_type == "value":
+        return lambda stored: value("value", stored["value"])
+    cls = None
+    if record_type is not None and record_type.startswith("dataclass:"):
+        cls = _resolve_dataclass(record_type[len("dataclass:"):])
+    if cls is None:
+        return as_dict
+    names = [f.name for f in dataclasses.fields(cls)]
+
+    def as_dataclass(stored: dict):
+        if set(stored) != set(names):
+            return as_dict(stored)
+        rec = object.__new__(cls)  # the stored fields as they were: no __init__ checks
+        for k, v in as_dict(stored).items():
+            object.__setattr__(rec, k, v)
+        return rec
+
+    return as_dataclass
 
 
 def _records_equal(a, b) -> bool:
