@@ -46,8 +46,10 @@ import scipy.linalg
 from scipy.linalg.blas import dsyrk as _syrk
 
 from ..core.qp import solve_qp
+from ..core.validation import as_binary_labels, as_matrix, check_choice, positive_scalar
 
-__all__: list[str] = []
+__all__ = ["hinge_lp_sets", "hinge_qp_sets", "hinge_qp_exact", "solve_split_qp",
+           "split_qp_objective"]
 
 BATCH = 0.5  # rows added per round: at most this times N (the most violated ones)
 DROP_BELOW = 0.9  # rows with |s_i| < DROP_BELOW * mu and no multiplier leave the working set
@@ -657,3 +659,94 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z, row_scale=None):
             return lam, coef, float(res.nu[0]), rounds
         W = W_new
     return None
+
+
+SPLIT_QP_SOLVERS = ("ipm", "clarabel")
+
+
+def solve_split_qp(X_W, y, *, gamma, mu, solver="ipm"):
+    r"""The hinge-loss dual on a working set of features, as the split QP of
+    :func:`hinge_qp_sets`, solved by an interior-point method.
+
+    With the splitting :math:`s_i = c_i + p_i - m_i` of :math:`s = X_W^\top\lambda` the QP is
+
+    .. math::
+
+        \min_{\lambda, c, p, m}\; -y^\top\lambda + \mu\,\mathbf 1^\top(p + m)
+            + \tfrac12\big(\lVert p\rVert^2 + \lVert m\rVert^2\big)
+        \quad\text{s.t.}\quad X_W^\top\lambda - c - p + m = 0,\;
+        \mathbf 1^\top\lambda = 0,\; |c_i| \le \mu,\; p, m \ge 0,\;
+        0 \le y_j\lambda_j \le \tfrac{1}{2\gamma},
+
+    the dual (22) with the hinge loss (eq. (36)) restricted to the features of ``X_W``
+    (its penalty term :math:`\tfrac12 (s_i^2 - \mu^2)_+` is the value of the inner minimum
+    over the split).
+
+    Parameters
+    ----------
+    X_W : array_like of shape (N, k)
+        The working-set columns of ``X`` (objects in rows).
+    y : array_like of shape (N,)
+        Labels in {-1, +1}, both classes present.
+    gamma : float > 0
+        Regularization weight of (11) (the box width is ``1 / (2 gamma)``).
+    mu : float > 0
+        Selectivity.
+    solver : {"ipm", "clarabel"}, default "ipm"
+        ``"ipm"``: our primal-dual interior-point method whose Newton systems are reduced to
+        ``N x N`` (what the hinge-loss search uses); ``"clarabel"``: Clarabel through cvxpy,
+        the general-purpose reference (and the search's fallback).
+
+    Returns
+    -------
+    ndarray of shape (N + 3 k,) or None
+        ``[lambda, c, p, m]`` (unscaled), or None if the solver did not converge.
+
+    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, labels outside {-1, +1}, ``gamma <= 0``,
+        ``mu <= 0``, unknown ``solver`` (naming the argument).
+    """
+    X_W = as_matrix(X_W, "X_W")
+    y = as_binary_labels(y, "y", length=X_W.shape[0])
+    gamma = positive_scalar(gamma, "gamma")
+    mu = positive_scalar(mu, "mu")
+    solver = check_choice(solver, "solver", SPLIT_QP_SOLVERS)
+    lo, hi = _box(y, gamma)
+    if solver == "ipm":
+        return _split_ipm(X_W, y, lo, hi, mu)
+    return _clarabel_point(X_W, y, lo, hi, mu)
+
+
+def split_qp_objective(z, y, mu) -> float:
+    """Objective of the split QP of :func:`solve_split_qp` at ``z = [lambda, c, p, m]``:
+    ``-y' lambda + mu 1'(p + m) + (|p|^2 + |m|^2) / 2``.
+
+    Parameters
+    ----------
+    z : array_like of shape (N + 3 k,)
+        A point of the split QP, as :func:`solve_split_qp` returns it.
+    y : array_like of shape (N,)
+        The labels (their length gives ``N``).
+    mu : float >= 0
+        Selectivity.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        ``z`` whose length is not ``N + 3 k`` for an integer ``k``, or non-finite input.
+    """
+    y = np.asarray(y, dtype=float).ravel()
+    z = np.asarray(z, dtype=float).ravel()
+    if z.size < y.size or (z.size - y.size) % 3:
+        raise ValueError(f"z must have length N + 3 k with N = len(y) = {y.size}; "
+                         f"got length {z.size}")
+    if not (np.all(np.isfinite(z)) and np.all(np.isfinite(y))):
+        raise ValueError("z and y must be finite")
+    mu = positive_scalar(mu, "mu", allow_zero=True)
+    return _split_value(z, y, mu)

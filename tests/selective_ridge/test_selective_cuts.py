@@ -183,7 +183,7 @@ def test_structured_interior_point_solves_the_split_qp(kind, seed):
     # (an independent solver): the same optimal value, and a point that is feasible
     from selective_cases import make_degenerate
 
-    from pathlib_core.selective_ridge.cuts import _box, _clarabel_point, _split_ipm, _split_value
+    from pathlib_core.selective_ridge.cuts import _box, solve_split_qp, split_qp_objective
 
     rng = np.random.default_rng(seed)
     N, k = 14, [6, 25, 60][seed]
@@ -194,16 +194,16 @@ def test_structured_interior_point_solves_the_split_qp(kind, seed):
     lo, hi = _box(y, 0.7)
     mu = 0.3 * float(np.abs(XW.T @ (0.5 * (lo + hi))).max())
 
-    z = _split_ipm(XW, y, lo, hi, mu)
-    ref = _clarabel_point(XW, y, lo, hi, mu)
+    z = solve_split_qp(XW, y, gamma=0.7, mu=mu)
+    ref = solve_split_qp(XW, y, gamma=0.7, mu=mu, solver="clarabel")
     assert z is not None and ref is not None
     lam, c, p, m = z[:N], z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
     assert abs(lam.sum()) <= 1e-9
     np.testing.assert_allclose(XW.T @ lam, c + p - m, rtol=0, atol=1e-8)
     assert np.all(lam >= lo) and np.all(lam <= hi)
     assert np.all(np.abs(c) <= mu) and np.all(p >= 0) and np.all(m >= 0)
-    assert abs(_split_value(z, y, mu) - _split_value(ref, y, mu)) <= 1e-8 * max(
-        1.0, abs(_split_value(ref, y, mu)))
+    assert abs(split_qp_objective(z, y, mu) - split_qp_objective(ref, y, mu)) <= 1e-8 * max(
+        1.0, abs(split_qp_objective(ref, y, mu)))
 
 
 def test_structured_interior_point_ends_where_rounding_holds_stationarity_near_1e_7():
