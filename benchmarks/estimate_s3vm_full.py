@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import parse_args, write_report  # noqa: E402
 
 from pathlib_core import datasets  # noqa: E402
-from pathlib_core import s3vm_protocol as proto  # noqa: E402
+from pathlib_core.s3vm import protocol as proto  # noqa: E402
 
 CS = (1, 10, 100, 1000)
 GAMMAS = (0.25, 0.5, 1.0, 2.0, 4.0)

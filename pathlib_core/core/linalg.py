@@ -19,8 +19,21 @@ of the block is updated in ``O(k^2)`` instead of being recomputed in ``O(k^3)``:
   indices. The last index takes the place of the removed one, so the caller moves its own
   per-index data (columns, signs, labels) the same way, in ``O(1)`` rows.
 
-The functions are compiled by numba (they run as plain Python without it) and are called from
-Python and from the engines' compiled loops alike.
+Two layouts are served. :func:`border_add` / :func:`border_remove` return a new inverse (the
+Lasso homotopy, whose block is the Gram matrix of its active features).
+:func:`border_append` / :func:`border_drop` update a preallocated buffer in place, the block's
+rows named by *keys* (``keys[r]`` is the index of row ``r``; the compiled loops of the SVM and
+S3VM paths): no allocation per event, and the positive semi-definiteness of the block is
+watched (a Schur complement negative beyond rounding is reported, not refused silently).
+:func:`smallest_two` keeps the two nearest events of their event search, and
+:func:`gradient_drift` is the check those loops run after every update: the stationarity
+residual on the free set, relative to the gradient's size; above :data:`DRIFT_TOL` the inverse
+is rebuilt, and it is rebuilt anyway every :data:`REFACTOR_EVERY` updates.
+
+The functions are compiled by numba (they run as plain Python without it, and
+``NUMBA_DISABLE_JIT=1`` turns compilation off) and are called from Python and from the
+engines' compiled loops alike; :func:`njit` is the decorator those loops use, so that the
+fallback is written once.
 """
 
 from __future__ import annotations
@@ -31,11 +44,19 @@ try:  # pragma: no cover - exercised through the import
     from numba import njit
 except ImportError:  # pragma: no cover
     def njit(*args, **kwargs):
+        """numba's decorator when numba is installed; without it, the function unchanged."""
         if args and callable(args[0]):
             return args[0]
         return lambda f: f
 
-__all__ = ["border_add", "border_remove", "schur_complement", "psd_screen"]
+__all__ = ["njit", "border_add", "border_remove", "load_block", "border_append", "border_drop",
+           "gradient_drift", "smallest_two", "schur_complement", "psd_screen", "REFACTOR_EVERY",
+           "DRIFT_TOL"]
+
+#: updates of a bordered inverse between two rebuilds from scratch (drift control)
+REFACTOR_EVERY = 50
+#: relative stationarity residual of the free set above which the inverse is rebuilt
+DRIFT_TOL = 1e-9
 
 
 @njit(cache=True)
@@ -119,6 +140,158 @@ def border_remove(Minv, pos):
             ic = last if (c == pos and pos != last) else c
             new[r, c] = Minv[ir, ic] - mr * Minv[ic, pos]
     return new
+
+
+def load_block(keys, Minv, block_keys, block_inv) -> int:
+    """Copy an inverse and the keys of its rows into the leading block of the buffers used by
+    :func:`border_append` / :func:`border_drop`; returns the block's size."""
+    k = block_keys.size
+    keys[:k] = block_keys
+    Minv[:k, :k] = block_inv
+    return k
+
+
+@njit(cache=True)
+def border_append(Minv, k, c, d, sing_tol, p_scale):
+    """Border the inverse held in ``Minv[:k, :k]`` by one index, in place.
+
+    Parameters
+    ----------
+    Minv : ndarray of shape (m, m), m > k
+        Buffer whose leading ``k x k`` block is the current inverse; on success its leading
+        ``(k + 1) x (k + 1)`` block is the bordered inverse (the new index last).
+    k : int
+        Size of the current block.
+    c : ndarray of shape (k,)
+        The new column on the current indices.
+    d : float
+        The new diagonal entry.
+    sing_tol : float
+        Relative size under which the Schur complement ``s = d - c' M^{-1} c`` counts as 0,
+        against ``max(|d|, |c' M^{-1} c|, p_scale)``.
+    p_scale : float
+        Scale of the whole matrix (a floor of that reference).
+
+    Returns
+    -------
+    int
+        ``1`` done; ``0`` ``s`` is zero to that tolerance or not finite (a dependent index:
+        the buffer is unchanged); ``-1`` ``s`` is negative beyond rounding (the bordered
+        matrix gains a negative eigenvalue: the matrix is not positive semi-definite on the
+        block; the buffer is unchanged).
+    """
+    u = np.zeros(k)
+    for r in range(k):
+        acc = 0.0
+        for q in range(k):
+            acc += Minv[r, q] * c[q]
+        u[r] = acc
+    cu = 0.0
+    for r in range(k):
+        cu += c[r] * u[r]
+    sch = d - cu
+    ref = max(abs(d), abs(cu), p_scale)
+    if not np.isfinite(sch):
+        return 0
+    if sch < -sing_tol * ref:
+        return -1
+    if abs(sch) <= sing_tol * ref:
+        return 0
+    for r in range(k):
+        for q in range(k):
+            Minv[r, q] += u[r] * u[q] / sch
+        Minv[r, k] = -u[r] / sch
+        Minv[k, r] = -u[r] / sch
+    Minv[k, k] = 1.0 / sch
+    return 1
+
+
+@njit(cache=True)
+def border_drop(keys, k, Minv, j, sing_tol):
+    """Remove the row keyed ``j`` from the inverse held in ``Minv[:k, :k]``, in place.
+
+    The last row takes the removed row's place (in ``Minv`` and in ``keys``), so the leading
+    ``(k - 1) x (k - 1)`` block is the inverse of the block without ``j``.
+
+    Parameters
+    ----------
+    keys : ndarray of int, shape (>= k,)
+        ``keys[r]`` names row ``r`` of the block.
+    k : int
+        Size of the current block.
+    Minv : ndarray of shape (m, m), m >= k
+        Buffer holding the inverse in its leading block.
+    j : int
+        Key of the row that leaves.
+    sing_tol : float
+        The removal is refused when the pivot ``|Minv[pos, pos]|`` is at most ``sing_tol``
+        times the largest entry (a near-singular downdate).
+
+    Returns
+    -------
+    bool
+        False (nothing changed) when ``j`` is not a key or the pivot is too small.
+    """
+    pos = -1
+    for r in range(k):
+        if keys[r] == j:
+            pos = r
+    if pos < 0:
+        return False
+    e = Minv[pos, pos]
+    ref = 1e-300
+    for r in range(k):
+        for q in range(k):
+            if abs(Minv[r, q]) > ref:
+                ref = abs(Minv[r, q])
+    if not np.isfinite(e) or abs(e) <= sing_tol * ref:
+        return False
+    col = Minv[:k, pos].copy()
+    for r in range(k):
+        for q in range(k):
+            Minv[r, q] -= col[r] * col[q] / e
+    last = k - 1
+    if pos != last:  # move the last row/column into the removed slot
+        for r in range(k):
+            Minv[pos, r] = Minv[last, r]
+        for r in range(k):
+            Minv[r, pos] = Minv[r, last]
+        Minv[pos, pos] = Minv[last, last]
+        keys[pos] = keys[last]
+    return True
+
+
+@njit(cache=True)
+def gradient_drift(state, free, t, g0, g1):
+    """Stationarity residual of the free set for a gradient affine in the parameter.
+
+    ``g = g0 + t g1`` must vanish on the indices with ``state == free``; the result is their
+    largest ``|g_i|`` relative to ``max(1, max_i |g_i|)``. Compared with :data:`DRIFT_TOL`
+    after each bordering / downdating, it tells when the updated inverse has drifted.
+    """
+    gs = 1.0
+    ge = 0.0
+    for i in range(state.shape[0]):
+        g = abs(g0[i] + t * g1[i])
+        if g > gs:
+            gs = g
+        if state[i] == free and g > ge:
+            ge = g
+    return ge / gs
+
+
+@njit(cache=True)
+def smallest_two(t, i, kind, t1, t2, ib, nb):
+    """Offer the step ``t`` of index ``i`` (moving to set ``kind``) to an event search.
+
+    ``(t1, ib, nb)`` is the smallest step so far with its index and new set, ``t2`` the
+    second smallest (its gap to ``t1`` tells a tie); returns them updated.
+    """
+    if t < t1:
+        return t, t1, i, kind
+    if t < t2:
+        return t1, t, ib, nb
+    return t1, t2, ib, nb
 
 
 @njit(cache=True)

@@ -129,6 +129,20 @@ def segment(c0t, omega, dsc, signs, Aidx, k, Ginv, GAA, GAT, lam, e_prev, a_prev
 
 
 @njit(cache=True)
+def _swap(GAT, Aidx, posA, row, r, q):
+    """Swap the active positions ``r`` and ``q`` (Gram rows, features and their positions;
+    ``row`` is scratch space)."""
+    row[:] = GAT[r]
+    GAT[r] = GAT[q]
+    GAT[q] = row
+    jr = Aidx[r]
+    Aidx[r] = Aidx[q]
+    Aidx[q] = jr
+    posA[Aidx[r]] = r
+    posA[Aidx[q]] = q
+
+
+@njit(cache=True)
 def _crossing(ej, aj, tj):
     """Largest ``lam`` where ``ej + lam aj`` reaches ``+-lam`` (``-inf``: none), counting none
     closer to 0 than the rounding ``tj`` of the correlation allows (``tj / den``)."""
@@ -241,12 +255,7 @@ def run(G, Zt, has_G, c0t, dsc, omega, ynorm, v, signs, posA, blocked, Aidx, k, 
             Gi1 = border_remove(Ginv, r)
             GA1 = gaa_remove(GAA, r)
             if r != last:
-                row[:] = GAT[r]
-                GAT[r] = GAT[last]
-                GAT[last] = row
-                Aidx[r] = Aidx[last]
-                Aidx[last] = j
-                posA[Aidx[r]] = r
+                _swap(GAT, Aidx, posA, row, r, last)
             posA[j] = -1
             k1 = k - 1
         u1, g1, e1, a1, drift = segment(c0t, omega, dsc, signs, Aidx, k1, Gi1, GA1, GAT, lam_new,
@@ -275,12 +284,7 @@ def run(G, Zt, has_G, c0t, dsc, omega, ynorm, v, signs, posA, blocked, Aidx, k, 
                 r = bj
                 last = k - 1
                 if r != last:
-                    row[:] = GAT[last]
-                    GAT[last] = GAT[r]
-                    GAT[r] = row
-                    Aidx[last] = Aidx[r]
-                    Aidx[r] = j
-                    posA[Aidx[last]] = last
+                    _swap(GAT, Aidx, posA, row, r, last)
                 posA[j] = r
             return FALLBACK, n_rec, k, lam, Ginv, GAA, u, g, e, a, since, max_drift
         # commit: the old segment's coefficients at lam_new, then the new segment

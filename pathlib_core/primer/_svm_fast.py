@@ -55,13 +55,15 @@ from ..core.homotopy import (
     exact_point,
     trace_raw,
 )
+from ..core.linalg import DRIFT_TOL, REFACTOR_EVERY, load_block
 from ..core.solution_path import Event
 from . import _svm_kernel
 
 
 def trace_svm(prob: QPProblem, y: np.ndarray, C_start: float, C_end: float, x0, *,
-              until_last_event: bool, refactor_every: int = 50, tie_tol: float = 1e-10,
-              zero_tol: float = 1e-11, drift_tol: float = 1e-9, state0=None, names=None):
+              until_last_event: bool, refactor_every: int = REFACTOR_EVERY,
+              tie_tol: float = 1e-10, zero_tol: float = 1e-11, drift_tol: float = DRIFT_TOL,
+              state0=None, names=None):
     """Trace the SVM path from ``C_start`` to ``C_end`` (either direction); breakpoints in
     tracing order (see :func:`trace_raw`).
 
@@ -117,9 +119,7 @@ def trace_svm(prob: QPProblem, y: np.ndarray, C_start: float, C_end: float, x0, 
         fac = KKTInverse.build(prob, F, np.zeros(1, dtype=np.int64)) if F.size else None
         if fac is not None:
             stats["n_refactorizations"] += 1
-            k = fac.keys.size
-            keys[:k] = fac.keys
-            Minv[:k, :k] = fac.Minv
+            k = load_block(keys, Minv, fac.keys, fac.Minv)
             left = cur == UPPER
             sL = np.ascontiguousarray(Q[:, left].sum(axis=1)) if left.any() else np.zeros(n)
             st = cur.copy()

@@ -29,13 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # pragma: no cover - exercised through the import
-    from numba import njit
-except ImportError:  # pragma: no cover
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from ..core.linalg import border_append, border_drop, gradient_drift, njit, smallest_two
 
 FREE, LOWER, UPPER = 0, 1, 2
 END, REFACTOR, FALLBACK, NOT_PSD = 0, 1, 2, 3
@@ -117,90 +111,17 @@ def _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1):
 
 
 @njit(cache=True)
-def _drift(st, C, g0, g1):
-    n = st.shape[0]
-    gs = 1.0
-    ge = 0.0
-    for i in range(n):
-        g = abs(g0[i] + C * g1[i])
-        if g > gs:
-            gs = g
-        if st[i] == FREE and g > ge:
-            ge = g
-    return ge / gs
-
-
-@njit(cache=True)
-def _border_add(Q, y, s, keys, k, Minv, j, sing_tol, p_scale):
-    """Append key j to the factorization.
-
-    Returns 1 (done), 0 (the Schur complement is ~0: a singular update) or -1 (it is negative
-    beyond rounding: negative curvature, the kernel is not positive semi-definite).
-    """
+def _enter(Q, y, s, keys, k, Minv, j, sing_tol, p_scale):
+    """Border the factorization by key ``j``; the code of
+    :func:`pathlib_core.core.linalg.border_append` (the key ``-1`` is the equality row)."""
     c = np.empty(k)
     for r in range(k):
         key = keys[r]
         c[r] = Q[key, j] if key >= 0 else s * y[j]
-    u = np.zeros(k)
-    for r in range(k):
-        acc = 0.0
-        for q in range(k):
-            acc += Minv[r, q] * c[q]
-        u[r] = acc
-    cu = 0.0
-    for r in range(k):
-        cu += c[r] * u[r]
-    d = Q[j, j]
-    sch = d - cu
-    ref = max(abs(d), abs(cu), p_scale)
-    if not np.isfinite(sch):
-        return 0
-    if sch < -sing_tol * ref:
-        # the bordered matrix gains a second negative eigenvalue: Q is not positive
-        # semi-definite on the null space of the equality row (negative curvature)
-        return -1
-    if abs(sch) <= sing_tol * ref:
-        return 0
-    for r in range(k):
-        for q in range(k):
-            Minv[r, q] += u[r] * u[q] / sch
-        Minv[r, k] = -u[r] / sch
-        Minv[k, r] = -u[r] / sch
-    Minv[k, k] = 1.0 / sch
-    keys[k] = j
-    return 1
-
-
-@njit(cache=True)
-def _border_remove(keys, k, Minv, j, sing_tol):
-    """Remove key j from the factorization (the last key moves into its place)."""
-    pos = -1
-    for r in range(k):
-        if keys[r] == j:
-            pos = r
-    if pos < 0:
-        return False
-    e = Minv[pos, pos]
-    ref = 1e-300
-    for r in range(k):
-        for q in range(k):
-            if abs(Minv[r, q]) > ref:
-                ref = abs(Minv[r, q])
-    if not np.isfinite(e) or abs(e) <= sing_tol * ref:
-        return False
-    col = Minv[:k, pos].copy()
-    for r in range(k):
-        for q in range(k):
-            Minv[r, q] -= col[r] * col[q] / e
-    last = k - 1
-    if pos != last:  # move the last row/column into the removed slot
-        for r in range(k):
-            Minv[pos, r] = Minv[last, r]
-        for r in range(k):
-            Minv[r, pos] = Minv[r, last]
-        Minv[pos, pos] = Minv[last, last]
-        keys[pos] = keys[last]
-    return True
+    code = border_append(Minv, k, c, Q[j, j], sing_tol, p_scale)
+    if code == 1:
+        keys[k] = j
+    return code
 
 
 @njit(cache=True)
@@ -231,7 +152,7 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
     if nfree == 0:
         return FALLBACK, 0, k, yL, max_drift
     b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
-    dr = _drift(st, C, g0, g1)
+    dr = gradient_drift(st, FREE, C, g0, g1)
     if dr > drift_tol:
         return REFACTOR if n_upd > 0 else FALLBACK, 0, k, yL, max_drift
     max_drift = max(max_drift, dr)
@@ -263,20 +184,11 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                     bad = True
                 a1 = m_dir * A1[i]
                 if a1 > rtol_p:
-                    t = max(a, 0.0) / a1
-                    if t < t1:
-                        t2 = t1
-                        t1, ib, nb = t, i, LOWER
-                    elif t < t2:
-                        t2 = t
+                    t1, t2, ib, nb = smallest_two(max(a, 0.0) / a1, i, LOWER, t1, t2, ib, nb)
                 u1 = m_dir * (1.0 - A1[i])
                 if u1 > rtol_p:
-                    t = max(C - a, 0.0) / u1
-                    if t < t1:
-                        t2 = t1
-                        t1, ib, nb = t, i, UPPER
-                    elif t < t2:
-                        t2 = t
+                    t1, t2, ib, nb = smallest_two(max(C - a, 0.0) / u1, i, UPPER, t1, t2, ib,
+                                                  nb)
             else:
                 g = g0[i] + C * g1[i]
                 sg = 1.0 if si == LOWER else -1.0
@@ -285,12 +197,7 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                     bad = True
                 rb = m_dir * sg * g1[i]
                 if rb > rtol_d:
-                    t = max(v, 0.0) / rb
-                    if t < t1:
-                        t2 = t1
-                        t1, ib, nb = t, i, FREE
-                    elif t < t2:
-                        t2 = t
+                    t1, t2, ib, nb = smallest_two(max(v, 0.0) / rb, i, FREE, t1, t2, ib, nb)
         if bad:
             return FALLBACK, n_rec, k, yL, max_drift
         span = d * (C_end - C)
@@ -318,14 +225,14 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
         old = st[i]
         # ---- update the factorization and the running sums ----
         if nb == FREE:
-            code = _border_add(Q, y, s, keys, k, Minv, i, sing_tol, p_scale)
+            code = _enter(Q, y, s, keys, k, Minv, i, sing_tol, p_scale)
             if code < 0:
                 return NOT_PSD, n_rec, k, yL, max_drift
             if code == 0:
                 return FALLBACK, n_rec, k, yL, max_drift
             k += 1
         else:
-            ok = _border_remove(keys, k, Minv, i, sing_tol)
+            ok = border_drop(keys, k, Minv, i, sing_tol)
             if not ok:
                 return FALLBACK, n_rec, k, yL, max_drift
             k -= 1
@@ -350,7 +257,7 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
         A0[i] = 0.0
         A1[i] = 0.0
         b0, b1 = _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1)
-        dr = _drift(st, C_ev, g0, g1)
+        dr = gradient_drift(st, FREE, C_ev, g0, g1)
         if dr > drift_tol:
             st[i] = old
             return FALLBACK, n_rec, k, yL, max_drift

@@ -373,7 +373,10 @@ def lasso_path(X, y, *, alpha_min: float | None = None, refactor_every: int = 20
         interpolating solution once the active columns span those of ``X`` (more features
         than samples, or a rank-deficient design).
     refactor_every : int
-        Full re-inversion of ``G_AA`` every this many updates (drift control).
+        Full re-inversion of ``G_AA`` every this many updates (drift control). The default,
+        four times :data:`pathlib_core.core.linalg.REFACTOR_EVERY` of the SVM loops, is
+        affordable because every segment's solve is also checked against its backward error
+        (a re-inversion as soon as it exceeds ``1e-10``).
     max_events : int, optional
         Safety bound on the number of events (default ``20 (n + p) + 100``).
 

@@ -79,6 +79,7 @@ from ..core.homotopy import (
     trace_raw,
 )
 from ..core.kkt import QPData, qp_data_residuals, recover_bounds
+from ..core.linalg import REFACTOR_EVERY
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import (
@@ -250,7 +251,7 @@ def _merge_info(parts, extra) -> dict:
 
 @single_blas_thread
 def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
-             refactor_every: int = 50, solver: str = "lean") -> SolutionPath:
+             refactor_every: int = REFACTOR_EVERY, solver: str = "lean") -> SolutionPath:
     r"""Exact regularization path of the kernel SVM for ``C`` in ``[C_min, C_max]``.
 
     Solves, for every ``C``, the dual

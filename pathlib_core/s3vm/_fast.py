@@ -25,12 +25,13 @@ from ..core.homotopy import (
     exact_point,
     trace_raw,
 )
+from ..core.linalg import DRIFT_TOL, REFACTOR_EVERY, load_block
 from . import _kernel as _k
 
 
 def trace_cp(prob: QPProblem, t_start: float, t_end: float, x0, state0, *, watch, level,
-             stop, refactor_every: int = 50, tie_tol: float = 1e-10, zero_tol: float = 1e-11,
-             drift_tol: float = 1e-9):
+             stop, refactor_every: int = REFACTOR_EVERY, tie_tol: float = 1e-10,
+             zero_tol: float = 1e-11, drift_tol: float = DRIFT_TOL):
     """Trace the box QP ``prob`` (no equality rows) from ``t_start`` up to ``t_end``.
 
     Stops at the first breakpoint where ``stop(point, t)`` is true (the compiled loop uses the
@@ -84,9 +85,7 @@ def trace_cp(prob: QPProblem, t_start: float, t_end: float, x0, state0, *, watch
         status = _k.FALLBACK
         if fac is not None:
             stats["n_refactorizations"] += 1
-            kk = fac.keys.size
-            keys[:kk] = fac.keys
-            Minv[:kk, :kk] = fac.Minv
+            kk = load_block(keys, Minv, fac.keys, fac.Minv)
             up = cur == UPPER
             s0 = np.ascontiguousarray(Q[:, up] @ ub0[up]) if up.any() else np.zeros(n)
             s1 = np.ascontiguousarray(Q[:, up] @ ub1[up]) if up.any() else np.zeros(n)

@@ -17,8 +17,9 @@ upper set ``U`` (``theta = u_0 + t u_1``) and the lower set (``theta = 0``) fixe
 
 so ``theta_F`` and the gradient ``g = Q theta + q = q + s_0 + t s_1 + Q_{:F} theta_F`` are
 affine in ``t`` and cost ``O(n |F|)`` per segment with the running sums ``s_0, s_1``. The
-inverse of ``Q_FF`` is updated by bordering / downdating (the same formulas as
-:mod:`pathlib_core.primer._svm_kernel`, copied here without the equality row).
+inverse of ``Q_FF`` is updated by bordering / downdating in place
+(:func:`pathlib_core.core.linalg.border_append` / :func:`~pathlib_core.core.linalg.border_drop`,
+the primitives of the SVM path's loop, here without the equality row).
 
 Events as ``t`` grows: a free ``theta_i`` reaches 0 or its upper bound; a lower-bound point's
 gradient reaches 0 from above; an upper-bound point's gradient reaches 0 from below. After
@@ -37,16 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# shared with the SVM loop: the downdate of the inverse and the drift measure are the same
-from ..primer._svm_kernel import _border_remove, _drift
-
-try:  # pragma: no cover - exercised through the import
-    from numba import njit
-except ImportError:  # pragma: no cover
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from ..core.linalg import border_append, border_drop, gradient_drift, njit, smallest_two
 
 FREE, LOWER, UPPER = 0, 1, 2
 END, REFACTOR, FALLBACK, STOP, NOT_PSD = 0, 1, 2, 3, 4
@@ -104,38 +96,16 @@ def _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1):
 
 
 @njit(cache=True)
-def _border_add(Q, keys, k, Minv, j, sing_tol, p_scale):
-    """Append index j to the inverse of ``Q_FF``: 1 (done), 0 (the Schur complement is ~0)
-    or -1 (it is negative beyond rounding: negative curvature, ``Q`` is not PSD)."""
+def _enter(Q, keys, k, Minv, j, sing_tol, p_scale):
+    """Border the inverse of ``Q_FF`` by index ``j``; the code of
+    :func:`pathlib_core.core.linalg.border_append`."""
     c = np.empty(k)
     for r in range(k):
         c[r] = Q[keys[r], j]
-    u = np.zeros(k)
-    for r in range(k):
-        acc = 0.0
-        for s in range(k):
-            acc += Minv[r, s] * c[s]
-        u[r] = acc
-    cu = 0.0
-    for r in range(k):
-        cu += c[r] * u[r]
-    d = Q[j, j]
-    sch = d - cu
-    ref = max(abs(d), abs(cu), p_scale)
-    if not np.isfinite(sch):
-        return 0
-    if sch < -sing_tol * ref:
-        return -1
-    if abs(sch) <= sing_tol * ref:
-        return 0
-    for r in range(k):
-        for s in range(k):
-            Minv[r, s] += u[r] * u[s] / sch
-        Minv[r, k] = -u[r] / sch
-        Minv[k, r] = -u[r] / sch
-    Minv[k, k] = 1.0 / sch
-    keys[k] = j
-    return 1
+    code = border_append(Minv, k, c, Q[j, j], sing_tol, p_scale)
+    if code == 1:
+        keys[k] = j
+    return code
 
 
 @njit(cache=True)
@@ -157,7 +127,7 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
     n_upd = 0
     cap = out_t.shape[0]
     _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1)
-    d = _drift(st, t, g0, g1)
+    d = gradient_drift(st, FREE, t, g0, g1)
     if d > drift_tol:
         return FALLBACK, 0, max_drift
     max_drift = max(max_drift, d)
@@ -195,20 +165,11 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
                     bad = True
                 r = -A1[i]
                 if r > rtol_p:
-                    tau = max(a, 0.0) / r
-                    if tau < t1:
-                        t2 = t1
-                        t1, ib, nb = tau, i, LOWER
-                    elif tau < t2:
-                        t2 = tau
+                    t1, t2, ib, nb = smallest_two(max(a, 0.0) / r, i, LOWER, t1, t2, ib, nb)
                 r = A1[i] - ub1[i]
                 if r > rtol_p:
-                    tau = max(u - a, 0.0) / r
-                    if tau < t1:
-                        t2 = t1
-                        t1, ib, nb = tau, i, UPPER
-                    elif tau < t2:
-                        t2 = tau
+                    t1, t2, ib, nb = smallest_two(max(u - a, 0.0) / r, i, UPPER, t1, t2, ib,
+                                                  nb)
             else:
                 g = g0[i] + t * g1[i]
                 sg = 1.0 if si == LOWER else -1.0
@@ -217,12 +178,7 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
                     bad = True
                 r = -sg * g1[i]
                 if r > rtol_d:
-                    tau = max(v, 0.0) / r
-                    if tau < t1:
-                        t2 = t1
-                        t1, ib, nb = tau, i, FREE
-                    elif tau < t2:
-                        t2 = tau
+                    t1, t2, ib, nb = smallest_two(max(v, 0.0) / r, i, FREE, t1, t2, ib, nb)
         if bad:
             return FALLBACK, n_rec, max_drift
         span = t_end - t
@@ -251,14 +207,14 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
         old = st[i]
         # ---- update the inverse and the running sums ----
         if nb == FREE:
-            code = _border_add(Q, keys, k, Minv, i, sing_tol, p_scale)
+            code = _enter(Q, keys, k, Minv, i, sing_tol, p_scale)
             if code < 0:
                 return NOT_PSD, n_rec, max_drift
             if code == 0:
                 return FALLBACK, n_rec, max_drift
             k += 1
         else:
-            if not _border_remove(keys, k, Minv, i, sing_tol):
+            if not border_drop(keys, k, Minv, i, sing_tol):
                 return FALLBACK, n_rec, max_drift
             k -= 1
         n_upd += 1
@@ -274,7 +230,7 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
         A0[i] = 0.0
         A1[i] = 0.0
         _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1)
-        d = _drift(st, t_ev, g0, g1)
+        d = gradient_drift(st, FREE, t_ev, g0, g1)
         if d > drift_tol:
             st[i] = old
             return FALLBACK, n_rec, max_drift

@@ -57,6 +57,7 @@ from ..core.homotopy import (
     trace_path,
 )
 from ..core.kkt import QPData, qp_data_residuals, recover_bounds
+from ..core.linalg import REFACTOR_EVERY
 from ..core.qp import solve_qp
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
@@ -629,7 +630,7 @@ def _lerp(r0: S3VMSolution, r1: S3VMSolution, s: float) -> S3VMSolution:
 # ---------------------------------------------------------------------------------------------
 @single_blas_thread
 def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
-              refactor_every: int = 50, max_jumps: int | None = None,
+              refactor_every: int = REFACTOR_EVERY, max_jumps: int | None = None,
               engine: str = "fast") -> SolutionPath:
     r"""Path of local optima of the S3VM for ``C^*`` in ``[0, C_unlabeled_max]``.
 
