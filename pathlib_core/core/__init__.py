@@ -5,6 +5,8 @@
 - :mod:`~pathlib_core.core.path_plot` -- the picture of a path, events marked (matplotlib on
   demand)
 - :mod:`~pathlib_core.core.io` -- atomic text writes and numpy values as JSON types
+- :mod:`~pathlib_core.core.states` -- :class:`IndexState`, where each index of a box-constrained
+  problem sits (free, at a bound, fixed)
 - :mod:`~pathlib_core.core.kkt` -- scale-invariant residuals of QP / LP optimality conditions
 - :mod:`~pathlib_core.core.qp` -- dense QPs by an active-set method, LPs by HiGHS, a cvxpy oracle
 - :mod:`~pathlib_core.core.homotopy` -- piecewise-linear paths of parametric QPs
@@ -23,10 +25,13 @@ import lazy_loader as _lazy
 __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
     submodules=["exceptions", "homotopy", "io", "kernels", "kkt", "linalg", "ode_path",
-                "path_plot", "qp", "solution_path", "threads", "validation"],
+                "path_plot", "qp", "solution_path", "states", "threads", "validation"],
     submod_attrs={
         "solution_path": [
             "SolutionPath", "Event", "Segment", "LinearSegment", "FunctionSegment",
+        ],
+        "states": [
+            "IndexState",
         ],
         "path_plot": [
             "plot_path",

@@ -93,6 +93,7 @@ from .exceptions import HomotopyError
 from .kkt import QPData, qp_data_residuals
 from .linalg import psd_screen
 from .solution_path import Event, SolutionPath
+from .states import FIXED, FREE, LOWER, STATE_NAMES, UPPER
 from .threads import single_blas_thread
 from .validation import (
     as_matrix,
@@ -110,8 +111,6 @@ __all__ = [
     "screen_psd", "conditioning_note",
 ]
 
-FREE, LOWER, UPPER, FIXED = 0, 1, 2, 3
-STATE_NAMES = {FREE: "free", LOWER: "lower", UPPER: "upper", FIXED: "fixed"}
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from scipy.optimize import linprog
 from .exceptions import NotPSDError, QPSolverError
 from .kkt import KKTResiduals, QPData, _qp_data, qp_data_residuals
 from .linalg import njit
+from .states import FIXED, FREE, LOWER, UPPER
 from .threads import blas_controller, single_blas_thread
 from .validation import check_choice, check_psd, positive_scalar
 
@@ -53,7 +54,6 @@ __all__ = [
     "psd_factor", "solver_options", "ruiz_pow2",
 ]
 
-_FREE, _LOWER, _UPPER, _FIXED = 0, -1, 1, 2
 #: up to this size, every optimal solve ends with a global PSD test of P (a Cholesky factor)
 _PSD_CHECK_ALWAYS = 64
 #: the interpreter's cost of one active-set iteration in flops (~50 us at a few Gflop/s),
@@ -388,9 +388,9 @@ def _most_negative_bound(state, w_lb, w_ub, s, tol, first):  # pragma: no cover 
     the equilibrated problem), or the first one when ``first``; ``(-1, 0)`` if none."""
     best, arg, rel = 0.0, -1, 0.0
     for i in range(state.shape[0]):
-        if state[i] == -1:
+        if state[i] == LOWER:
             w = w_lb[i]
-        elif state[i] == 1:
+        elif state[i] == UPPER:
             w = w_ub[i]
         else:
             continue
@@ -619,8 +619,9 @@ class _ActiveSetQP:
     """Primal active-set method (Nocedal & Wright, Algorithm 16.3) with bound elimination.
 
     Working set = all (independent) rows of ``A``, the variables fixed at a bound (eliminated
-    from the subproblem) and some rows of ``G``. ``state[i]`` is _FREE, _LOWER, _UPPER or
-    _FIXED (``lb == ub``); ``gw[j]`` marks rows of ``G`` in the working set.
+    from the subproblem) and some rows of ``G``. ``state[i]`` is an
+    :class:`~pathlib_core.core.states.IndexState` value: FREE, LOWER, UPPER or FIXED
+    (``lb == ub``); ``gw[j]`` marks rows of ``G`` in the working set.
     """
 
     def __init__(self, d: QPData, tol: float, max_iter: int):
@@ -743,19 +744,19 @@ class _ActiveSetQP:
         d, btol = self.d, self.feas.btol
         fixed = d.lb == d.ub
         if state is None:
-            state = np.full(self.n, _FREE, dtype=np.int8)
+            state = np.full(self.n, FREE, dtype=np.int8)
             with np.errstate(invalid="ignore"):
-                state[x - d.lb <= btol] = _LOWER
-                state[d.ub - x <= btol] = _UPPER
+                state[x - d.lb <= btol] = LOWER
+                state[d.ub - x <= btol] = UPPER
         state = state.astype(np.int8).copy()
-        state[(state == _LOWER) & ~np.isfinite(d.lb)] = _FREE
-        state[(state == _UPPER) & ~np.isfinite(d.ub)] = _FREE
-        state[(state == _FIXED) & ~fixed] = _FREE
-        state[fixed] = _FIXED
+        state[(state == LOWER) & ~np.isfinite(d.lb)] = FREE
+        state[(state == UPPER) & ~np.isfinite(d.ub)] = FREE
+        state[(state == FIXED) & ~fixed] = FREE
+        state[fixed] = FIXED
         x = x.copy()
-        x[state == _LOWER] = d.lb[state == _LOWER]
-        x[state == _UPPER] = d.ub[state == _UPPER]
-        x[state == _FIXED] = d.lb[state == _FIXED]
+        x[state == LOWER] = d.lb[state == LOWER]
+        x[state == UPPER] = d.ub[state == UPPER]
+        x[state == FIXED] = d.lb[state == FIXED]
         tight = self.feas.tight_rows(x) if self.mG else np.zeros(0, dtype=bool)
         gw = tight if gw is None else (gw & tight)  # a warm row must still be active
         cand_g = np.flatnonzero(gw)
@@ -767,7 +768,7 @@ class _ActiveSetQP:
         for kind, idx in [("A", i) for i in self.a_keep] + [("G", j) for j in cand_g]:
             row = d.A[idx] if kind == "A" else d.G[idx]
             if self._accept_row(row, rows):
-                rows.append(row, np.flatnonzero(self.state == _FREE))
+                rows.append(row, np.flatnonzero(self.state == FREE))
                 if kind == "A":
                     kept_a.append(idx)
                 else:
@@ -776,20 +777,20 @@ class _ActiveSetQP:
         return self._restore(x)
 
     def _accept_row(self, row: np.ndarray, rows: _RowBasis) -> bool:
-        F = np.flatnonzero(self.state == _FREE)
+        F = np.flatnonzero(self.state == FREE)
         rnorm = float(np.linalg.norm(row))
         if rnorm == 0.0:
             return False
         resid = rows.residual(row, F)
         if np.linalg.norm(resid[F]) > 1e-8 * rnorm:
             return True
-        cand = np.flatnonzero((self.state == _LOWER) | (self.state == _UPPER))
+        cand = np.flatnonzero((self.state == LOWER) | (self.state == UPPER))
         if cand.size == 0:
             return False
         j = int(cand[np.argmax(np.abs(resid[cand]))])
         if abs(resid[j]) <= 1e-8 * rnorm:
             return False
-        self.state[j] = _FREE
+        self.state[j] = FREE
         return True
 
     # -- subproblem on the working set --------------------------------------------------------
@@ -799,7 +800,7 @@ class _ActiveSetQP:
         Returns ``(p, "newton")`` (take at most a unit step) or ``(p, "ray")`` (a descent
         direction of zero curvature: step to the nearest blocking constraint).
         """
-        F = np.flatnonzero(self.state == _FREE)
+        F = np.flatnonzero(self.state == FREE)
         p = np.zeros(self.n)
         if F.size == 0:
             return p, "newton"
@@ -877,7 +878,7 @@ class _ActiveSetQP:
     def _multipliers(self, g: np.ndarray):
         """Least-squares multipliers of the working set at the current point."""
         d = self.d
-        F = np.flatnonzero(self.state == _FREE)
+        F = np.flatnonzero(self.state == FREE)
         C = self._constraint_rows()
         lam = np.zeros(C.shape[0])
         if C.shape[0]:
@@ -890,8 +891,8 @@ class _ActiveSetQP:
         z = np.zeros(self.mG)
         z[self.gw] = lam[self.a_keep.size:]
         st = self.state
-        w_lb = np.where(st == _LOWER, r, 0.0) + np.where(st == _FIXED, np.maximum(r, 0.0), 0.0)
-        w_ub = np.where(st == _UPPER, -r, 0.0) + np.where(st == _FIXED, np.maximum(-r, 0.0), 0.0)
+        w_lb = np.where(st == LOWER, r, 0.0) + np.where(st == FIXED, np.maximum(r, 0.0), 0.0)
+        w_ub = np.where(st == UPPER, -r, 0.0) + np.where(st == FIXED, np.maximum(-r, 0.0), 0.0)
         return nu, z, w_lb, w_ub
 
     def _to_drop(self, nu: np.ndarray, z: np.ndarray, w_lb: np.ndarray, w_ub: np.ndarray):
@@ -920,7 +921,7 @@ class _ActiveSetQP:
         pn = float(np.max(np.abs(p)))
         ptol = 10.0 * _EPS * pn
         ratios, idx = [], []
-        free = self.state == _FREE
+        free = self.state == FREE
         dec = free & (p < -ptol) & np.isfinite(d.lb)
         inc = free & (p > ptol) & np.isfinite(d.ub)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -949,10 +950,10 @@ class _ActiveSetQP:
         kind, k = block
         if kind == "bound":
             if p[k] < 0:
-                self.state[k] = _LOWER
+                self.state[k] = LOWER
                 x[k] = self.d.lb[k]
             else:
-                self.state[k] = _UPPER
+                self.state[k] = UPPER
                 x[k] = self.d.ub[k]
         else:
             self.gw[k] = True
@@ -985,17 +986,17 @@ class _ActiveSetQP:
             self._term_scale(xn)
             nu, z, w_lb, w_ub = self._multipliers(self.P @ xn + d.q)
             s = self._stat_scale(nu, z)
-            free = self.state == _FREE
+            free = self.state == FREE
             lo, hi = free & (xn < d.lb), free & (xn > d.ub)
-            release = (((self.state == _LOWER) & (self._relative(w_lb, s) < -self.tol))
-                       | ((self.state == _UPPER) & (self._relative(w_ub, s) < -self.tol)))
+            release = (((self.state == LOWER) & (self._relative(w_lb, s) < -self.tol))
+                       | ((self.state == UPPER) & (self._relative(w_ub, s) < -self.tol)))
             if not (lo.any() or hi.any()) and self.feas.feasible(xn):
                 best = (xn, self.state.copy())
             if not (lo.any() or hi.any() or release.any()):
                 break
             self.n_crash += 1
             self.n_iter += 1
-            self.state[lo], self.state[hi], self.state[release] = _LOWER, _UPPER, _FREE
+            self.state[lo], self.state[hi], self.state[release] = LOWER, UPPER, FREE
             if not self._independent_working_set():
                 break
             x = np.clip(xn, d.lb, d.ub)
@@ -1008,7 +1009,7 @@ class _ActiveSetQP:
         return best[0]
 
     def _independent_working_set(self) -> bool:
-        C = self._constraint_rows()[:, self.state == _FREE]
+        C = self._constraint_rows()[:, self.state == FREE]
         if C.shape[0] == 0:
             return True
         if C.shape[0] > C.shape[1]:
@@ -1020,7 +1021,7 @@ class _ActiveSetQP:
         d = self.d
         x = self._init_working_set(x, state, gw)
         self._x_start = x
-        if crash and np.count_nonzero(self.state == _FREE) >= 20 and (
+        if crash and np.count_nonzero(self.state == FREE) >= 20 and (
                 np.isfinite(d.lb).any() or np.isfinite(d.ub).any()):
             x = self.crash(x)
         at_min = False
@@ -1058,7 +1059,7 @@ class _ActiveSetQP:
                 break
             kind_d, k = drop
             if kind_d == "bound":
-                self.state[k] = _FREE
+                self.state[k] = FREE
             else:
                 self.gw[k] = False
             self.n_drop += 1
@@ -1072,7 +1073,7 @@ class _ActiveSetQP:
 
     def _restore(self, x: np.ndarray) -> np.ndarray:
         """Make the working-set equalities hold to rounding by a least-squares move of free x."""
-        F = np.flatnonzero(self.state == _FREE)
+        F = np.flatnonzero(self.state == FREE)
         C = self._constraint_rows()
         if C.shape[0] == 0 or F.size == 0:
             return x
@@ -1106,8 +1107,8 @@ class _ActiveSetQP:
 
     def active_set(self) -> ActiveSet:
         st = self.state
-        return ActiveSet(at_lower=(st == _LOWER) | (st == _FIXED),
-                         at_upper=(st == _UPPER) | (st == _FIXED),
+        return ActiveSet(at_lower=(st == LOWER) | (st == FIXED),
+                         at_upper=(st == UPPER) | (st == FIXED),
                          inequalities=self.gw.copy())
 
 
@@ -1123,10 +1124,10 @@ def _parse_warm(warm_start, d: QPData):
                              f"got one with {x.shape[0] if x.ndim else 0}")
         if not np.all(np.isfinite(x)):
             return None, None, None
-        state = np.full(d.n, _FREE, dtype=np.int8)
-        state[act.at_lower] = _LOWER
-        state[act.at_upper] = _UPPER
-        state[act.at_lower & act.at_upper] = _FIXED
+        state = np.full(d.n, FREE, dtype=np.int8)
+        state[act.at_lower] = LOWER
+        state[act.at_upper] = UPPER
+        state[act.at_lower & act.at_upper] = FIXED
         gw = act.inequalities.copy() if act.inequalities.shape == (d.G.shape[0],) else None
         return x, state, gw
     try:
@@ -1372,8 +1373,8 @@ def _starting_point(d: QPData, x_w, state, feas: _Feasibility):
     if x_w is not None:
         if state is not None:  # snap the warm working set to the new bounds
             x_w = x_w.copy()
-            lo = (state == _LOWER) & np.isfinite(d.lb)
-            hi = (state == _UPPER) & np.isfinite(d.ub)
+            lo = (state == LOWER) & np.isfinite(d.lb)
+            hi = (state == UPPER) & np.isfinite(d.ub)
             x_w[lo], x_w[hi] = d.lb[lo], d.ub[hi]
         if feas.feasible(x_w):
             return x_w, "warm"
