@@ -31,67 +31,18 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import parse_args, ratio_row, write_report  # noqa: E402
 
-from pathlib_core import datasets  # noqa: E402
-from pathlib_core.mcm import (  # noqa: E402
-    ConformalMCMClassifier,
-    ConformalSVMClassifier,
-    MCMClassifier,
-)
+from pathlib_core.mcm.protocol import ALL_DATASETS, METHODS, load_binary  # noqa: E402
+from pathlib_core.mcm.protocol import make_method as make  # noqa: E402
 
-PAIRS = {"balance": ("L", "R"), "ecoli": ("cp", "im"), "glass": ("1", "2")}
-ONE_VS_REST = {"tae": "1"}
-ALL = ["hepatitis", "fertility", "tae", "sonar", "glass", "ecoli", "heart", "housevotes",
-       "haberman", "ionosphere", "breast_cancer", "balance", "pima", "mammographic",
-       "tic-tac-toe", "german"]
+ALL = list(ALL_DATASETS)
 EXACT = ["hepatitis", "fertility"]
 OUTER = INNER = 5
 SAMPLE = 2
 REFIT_SCALE = (OUTER / (OUTER - 1)) ** 2  # refit on 5/4 as many points, cost ~ n^2 assumed
-METHODS = ["SVM", "MCM", "MCM-l1", "CMCM", "CSVM"]
-L1 = 0.01
-
-
-def load_binary(name):  # as in the notebook
-    if name in PAIRS:
-        a, b = PAIRS[name]
-        X, ya = datasets.load(name, as_binary=a)
-        _, yb = datasets.load(name, as_binary=b)
-        keep = (ya > 0) | (yb > 0)
-        return X[keep], ya[keep]
-    if name in ONE_VS_REST:
-        return datasets.load(name, as_binary=ONE_VS_REST[name])
-    return datasets.load(name)
-
-
-def make(method, d):  # the notebook's estimators and full-mode grids
-    g = "scale"
-    widths = [0.5 / d, 1.0 / d, 2.0 / d]
-    if method == "SVM":
-        est, grid = SVC(C=1.0, gamma=g), {"C": [0.1, 1, 10, 100], "gamma": widths}
-    elif method == "MCM":
-        est, grid = MCMClassifier(C=1.0, gamma=g), {"C": [0.1, 1, 10, 100], "gamma": widths}
-    elif method == "MCM-l1":
-        est, grid = MCMClassifier(C=1.0, gamma=g, l1=L1), {"C": [0.1, 1, 10],
-                                                           "l1": [1e-3, 1e-2, 1e-1],
-                                                           "gamma": widths}
-    elif method == "CMCM":
-        est, grid = ConformalMCMClassifier(C=1.0, l1=L1), {"C": [0.1, 1, 10],
-                                                           "l1": [1e-3, 1e-2, 1e-1],
-                                                           "D": [1e-3, 1e-1], "gamma": widths}
-    else:
-        est, grid = ConformalSVMClassifier(C=1.0, l1=L1), {"C": [0.1, 1, 10], "D": [1e-3, 1e-1],
-                                                           "gamma": widths}
-    if method in ("SVM", "MCM", "MCM-l1"):
-        est = make_pipeline(StandardScaler(), est)
-        grid = {f"{est.steps[-1][0]}__{k}": v for k, v in grid.items()}
-    return est, grid
 
 
 def _fit_time(est, X, y) -> float:

@@ -5,13 +5,15 @@
   :func:`optimize_conformal` (Badge et al. 2021)
 - :mod:`pathlib_core.mcm.estimators` -- :class:`MCMClassifier`, :class:`ConformalMCMClassifier`,
   :class:`ConformalSVMClassifier`
+- :mod:`pathlib_core.mcm.protocol`   -- the reproduction protocol: data sets, nested
+  cross-validation, learning curves and the numbers of the chapter's tables
 """
 
 import lazy_loader as _lazy
 
 __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
-    submodules=["lp", "conformal", "estimators"],
+    submodules=["lp", "conformal", "estimators", "protocol"],
     submod_attrs={
         "lp": ["fit_mcm", "mcm_lp", "MCMResult", "LP_METHODS", "C_RESOLVE", "C_MIN"],
         "conformal": ["scatter_matrices", "fisher_ratio_direct", "optimize_conformal",

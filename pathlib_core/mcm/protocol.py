@@ -1,0 +1,370 @@
+"""The reproduction protocol of the MCM part (chapter ``mcm/03``).
+
+Five classifiers with a Gaussian basic kernel on standardized features -- ``SVC`` ("SVM"), the
+paper's kernel LP ("MCM"), its ``l1`` variant ("MCM-l1"), the 8-step conformal MCM ("CMCM")
+and the conformal kernel fed to ``SVC`` ("CSVM") -- are compared on binary data sets of the
+offline registry by stratified outer folds. In the full mode each classifier's
+hyperparameters are chosen by an inner grid search on the training fold; in the quick mode they
+are fixed (``C = 1``, ``gamma = "scale"``, ``l1 = 0.01``, ``D = 1e-3``). The test fold is used
+once. A second experiment, the learning curves, measures the conformal models' accuracy gain
+over their base models on nested training sets of growing size and a fixed test set.
+
+The pieces:
+
+- :func:`load_binary` and :func:`load_datasets`: the data sets as the chapter uses them
+  (class pairs, one-vs-rest, seeded stratified subsamples);
+- :func:`make_method` and :func:`final_estimator`: the classifiers and their grids;
+- :func:`fit_fold` and :func:`run_protocol`: one (data set, outer fold, method) task, and all
+  of them through :func:`pathlib_core.experiments.runner.run_grid` (worker processes and a
+  checkpoint folder, so that a long run resumes where it stopped);
+- :func:`summarize`, :func:`interpolation_counts`, :func:`wins`: the tables' numbers;
+- :func:`learning_curves` and :func:`gain_shrink`: the learning-curve experiment and its
+  verdict rule.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import warnings
+from collections import Counter
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from .estimators import ConformalMCMClassifier, ConformalSVMClassifier, MCMClassifier
+
+__all__ = [
+    "PAIRS", "ONE_VS_REST", "ALL_DATASETS", "METHODS", "LEARNING_CURVE_PAIRS", "L1",
+    "protocol_settings", "learning_curve_settings", "load_binary", "load_datasets",
+    "make_method", "final_estimator", "fit_fold", "run_protocol", "summarize",
+    "interpolation_counts", "wins", "nested_prefix", "learning_curves", "gain_shrink",
+]
+
+#: multiclass sets reduced to two of their classes (the paper's reductions)
+PAIRS = {"balance": ("L", "R"), "ecoli": ("cp", "im"), "glass": ("1", "2")}
+#: multiclass sets reduced to one class against the rest
+ONE_VS_REST = {"tae": "1"}
+#: the sixteen binary data sets of at most 1000 samples, in the order of the chapter's tables
+ALL_DATASETS = ("hepatitis", "fertility", "tae", "sonar", "glass", "ecoli", "heart",
+                "housevotes", "haberman", "ionosphere", "breast_cancer", "balance", "pima",
+                "mammographic", "tic-tac-toe", "german")
+METHODS = ("SVM", "MCM", "MCM-l1", "CMCM", "CSVM")
+#: each conformal model and the base model its gain is measured against
+LEARNING_CURVE_PAIRS = {"CMCM": "MCM-l1", "CSVM": "SVM"}
+#: the fixed l1 weight of the quick mode (and the start of the full mode's grids)
+L1 = 0.01
+
+
+def protocol_settings(mode: str) -> dict:
+    """Data sets, subsample size and folds of a mode.
+
+    Returns
+    -------
+    dict
+        ``names`` (data sets), ``n_max`` (largest number of points kept, None for all),
+        ``outer`` (outer folds) and ``inner`` (inner folds of the grid search; 0: the fixed
+        quick-mode hyperparameters, no search).
+    """
+    if mode == "full":
+        return dict(names=list(ALL_DATASETS), n_max=None, outer=5, inner=5)
+    if mode == "quick":
+        return dict(names=list(ALL_DATASETS[:12]), n_max=80, outer=3, inner=0)
+    raise ValueError(f"mode must be 'quick' or 'full'; got {mode!r}")
+
+
+def learning_curve_settings(mode: str) -> dict:
+    """Data sets, training sizes and number of seeds of the learning curves of a mode."""
+    if mode == "full":
+        return dict(names=["pima", "mammographic", "german"], sizes=[25, 50, 100, 200, 400],
+                    n_seeds=5)
+    if mode == "quick":
+        return dict(names=["pima", "mammographic"], sizes=[25, 50, 100, 200], n_seeds=3)
+    raise ValueError(f"mode must be 'quick' or 'full'; got {mode!r}")
+
+
+def load_binary(name: str):
+    """``(X, y)`` of a registry data set as a two-class problem (``y`` in ``{-1, +1}``)."""
+    from .. import datasets
+
+    if name in PAIRS:
+        a, b = PAIRS[name]
+        X, ya = datasets.load(name, as_binary=a)
+        _, yb = datasets.load(name, as_binary=b)
+        keep = (ya > 0) | (yb > 0)
+        return X[keep], ya[keep]
+    if name in ONE_VS_REST:
+        return datasets.load(name, as_binary=ONE_VS_REST[name])
+    return datasets.load(name)
+
+
+def load_datasets(names, *, n_max: int | None, random_state) -> dict:
+    """The data sets, each cut to a stratified subsample of about ``n_max`` points.
+
+    Parameters
+    ----------
+    names : sequence of str
+    n_max : int or None
+        Larger sets are subsampled (per class ``max(2, round(n_max * share))`` points, in
+        their original order); None keeps every point.
+    random_state : int or numpy.random.Generator
+        The subsamples are drawn one data set after the other from this generator.
+
+    Returns
+    -------
+    dict
+        ``name -> (X, y, n_full)`` with ``n_full`` the size before subsampling.
+    """
+    rng = np.random.default_rng(random_state)
+    data = {}
+    for name in names:
+        X, y = load_binary(name)
+        n_full = len(y)
+        if n_max is not None and n_full > n_max:
+            idx = np.concatenate([
+                rng.choice(np.flatnonzero(y == cl), size=max(2, round(n_max * np.mean(y == cl))),
+                           replace=False) for cl in (-1.0, 1.0)])
+            X, y = X[np.sort(idx)], y[np.sort(idx)]
+        data[name] = (X, y, n_full)
+    return data
+
+
+def make_method(method: str, d: int):
+    """A classifier of :data:`METHODS` with its quick-mode hyperparameters, and its full-mode
+    grid.
+
+    The Gaussian widths searched are ``{0.5, 1, 2} / d``, around the "scale" heuristic
+    ``1 / (d Var X) = 1 / d`` on standardized features. SVM and the two plain MCMs are
+    wrapped in a pipeline after a ``StandardScaler``; the conformal models standardize
+    themselves (step 1 of the algorithm).
+
+    Returns
+    -------
+    (estimator, dict)
+        The estimator and its grid (keys prefixed for the pipeline step when wrapped).
+    """
+    g = "scale"
+    widths = [0.5 / d, 1.0 / d, 2.0 / d]
+    if method == "SVM":
+        est, grid = SVC(C=1.0, gamma=g), {"C": [0.1, 1, 10, 100], "gamma": widths}
+    elif method == "MCM":
+        est, grid = MCMClassifier(C=1.0, gamma=g), {"C": [0.1, 1, 10, 100], "gamma": widths}
+    elif method == "MCM-l1":
+        est = MCMClassifier(C=1.0, gamma=g, l1=L1)
+        grid = {"C": [0.1, 1, 10], "l1": [1e-3, 1e-2, 1e-1], "gamma": widths}
+    elif method == "CMCM":
+        est = ConformalMCMClassifier(C=1.0, l1=L1)
+        grid = {"C": [0.1, 1, 10], "l1": [1e-3, 1e-2, 1e-1], "D": [1e-3, 1e-1], "gamma": widths}
+    elif method == "CSVM":
+        est = ConformalSVMClassifier(C=1.0, l1=L1)
+        grid = {"C": [0.1, 1, 10], "D": [1e-3, 1e-1], "gamma": widths}
+    else:
+        raise ValueError(f"method must be one of {list(METHODS)}; got {method!r}")
+    if method in ("SVM", "MCM", "MCM-l1"):
+        est = make_pipeline(StandardScaler(), est)
+        grid = {f"{est.steps[-1][0]}__{k}": v for k, v in grid.items()}
+    return est, grid
+
+
+def final_estimator(est):
+    """The fitted classifier inside a grid search and / or a pipeline."""
+    est = est.best_estimator_ if hasattr(est, "best_estimator_") else est
+    return est.steps[-1][1] if hasattr(est, "steps") else est
+
+
+def fit_fold(data: dict, name: str, fold: int, method: str, *, outer: int, inner: int,
+             folds_seed: int) -> dict:
+    """One outer fold of one method: (inner grid search and) fit on the training part, one
+    evaluation on the test part.
+
+    The folds are ``StratifiedKFold(outer, shuffle=True, random_state=folds_seed)``, the same
+    for every method. Returns the test accuracy ``acc``, the number of support vectors
+    ``nsv``, the training size ``ntr``, the fit time ``t``, the warnings raised by the fit
+    (``"<method>: <category>"``) and, for the plain MCM, the fitted ``h`` and the largest
+    slack ``qmax``.
+    """
+    X, y, _ = data[name]
+    tr, te = list(StratifiedKFold(outer, shuffle=True, random_state=folds_seed).split(X, y))[fold]
+    est, grid = make_method(method, X.shape[1])
+    if inner:
+        est = GridSearchCV(est, grid, cv=StratifiedKFold(inner, shuffle=True,
+                                                         random_state=folds_seed), n_jobs=1)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X[tr], y[tr])
+    t = time.perf_counter() - t0
+    f = final_estimator(est)
+    out = dict(acc=float(np.mean(est.predict(X[te]) == y[te])), nsv=int(len(f.support_)),
+               ntr=len(tr), t=t,
+               warnings=[f"{method}: {type(w.message).__name__}" for w in caught])
+    if method == "MCM":
+        out.update(h=float(f.h_), qmax=float(f.result_.slack.max()))
+    return out
+
+
+def run_protocol(data: dict, *, outer: int, inner: int, seed: int, methods=METHODS,
+                 n_jobs: int = 1, checkpoint=None, context: dict | None = None) -> list[dict]:
+    """Every (data set, outer fold, method) task of the protocol, as rows.
+
+    Parameters
+    ----------
+    data : dict
+        :func:`load_datasets`'s ``name -> (X, y, n_full)``.
+    outer, inner : int
+        Outer folds, and inner folds of the grid search (0: no search).
+    seed : int
+        Experiment seed: it fixes the folds (the run seeds the runner hands to each task are
+        not used, the fits being deterministic).
+    methods : sequence of str
+    n_jobs : int
+        Worker processes (:func:`~pathlib_core.experiments.runner.run_grid`).
+    checkpoint : path-like, optional
+        Folder keeping every finished task; a rerun of the same code and settings reuses
+        them.
+    context : dict, optional
+        Further values the tasks depend on (e.g. the mode), part of the checkpoint identity
+        next to the sources of the protocol's functions.
+
+    Returns
+    -------
+    list of dict
+        One row per task: ``name``, ``fold``, ``method``, ``seed`` and :func:`fit_fold`'s
+        values, in the order data set, fold, method.
+    """
+    from ..experiments.runner import run_grid
+
+    settings = [dict(name=name, fold=k, method=m) for name in data for k in range(outer)
+                for m in methods]
+
+    folds = seed  # the task's own seed argument is the runner's per-task seed (unused)
+
+    def task(name, fold, method, seed):
+        return fit_fold(data, name, fold, method, outer=outer, inner=inner, folds_seed=folds)
+
+    ctx = dict(context or {}, outer=outer, inner=inner, names=list(data),
+               helpers=inspect.getsource(fit_fold) + inspect.getsource(make_method)
+               + inspect.getsource(final_estimator))
+    return run_grid(task, settings, seed=seed, n_jobs=n_jobs, progress=False,
+                    checkpoint=checkpoint, checkpoint_context=ctx)
+
+
+def summarize(rows, methods=METHODS):
+    """Per data set and method: the lists ``acc``, ``nsv``, ``ntr`` (and ``h``, ``qmax`` for
+    the plain MCM) over the outer folds, the summed fit time ``t``; and the warnings of the
+    fits counted by kind.
+
+    Returns
+    -------
+    runs : dict
+        ``name -> method -> {"acc": [...], "nsv": [...], "ntr": [...], "h": [...],
+        "qmax": [...], "t": float}``.
+    sv_fraction : dict
+        ``name -> method ->`` mean over folds of support vectors / training points.
+    fit_warnings : collections.Counter
+    """
+    runs, fit_warnings = {}, Counter()
+    for r in rows:
+        rec = runs.setdefault(r["name"], {m: dict(acc=[], nsv=[], ntr=[], h=[], qmax=[], t=0.0)
+                                          for m in methods})
+        rm = rec[r["method"]]
+        for key in ("acc", "nsv", "ntr") + (("h", "qmax") if r["method"] == "MCM" else ()):
+            rm[key].append(r[key])
+        rm["t"] += r["t"]
+        fit_warnings.update(r["warnings"])
+    sv_fraction = {name: {m: float(np.mean(np.array(rec[m]["nsv"]) / np.array(rec[m]["ntr"])))
+                          for m in methods} for name, rec in runs.items()}
+    return runs, sv_fraction, fit_warnings
+
+
+def interpolation_counts(runs: dict, tol: float = 1e-7) -> dict:
+    """Per data set, the folds on which the plain MCM LP interpolated its training fold
+    (``|h - 1| < tol`` and largest slack ``< tol``).
+
+    Returns
+    -------
+    dict
+        ``name -> (h array, qmax array, interpolated boolean array)``.
+    """
+    out = {}
+    for name, rec in runs.items():
+        h, q = np.array(rec["MCM"]["h"]), np.array(rec["MCM"]["qmax"])
+        out[name] = (h, q, (np.abs(h - 1) < tol) & (q < tol))
+    return out
+
+
+def wins(runs: dict, a: str, b: str) -> int:
+    """Data sets on which method ``a``'s mean accuracy exceeds ``b``'s (ties are no win)."""
+    return sum(np.mean(runs[k][a]["acc"]) > np.mean(runs[k][b]["acc"]) + 1e-12 for k in runs)
+
+
+def nested_prefix(y, n: int, perms: dict) -> np.ndarray:
+    """Stratified training set of size about ``n``: the first ``max(2, round(n * share))``
+    points of each class's permutation (so the sets for growing ``n`` are nested)."""
+    return np.sort(np.concatenate([perms[cl][:max(2, round(n * np.mean(y == cl)))]
+                                   for cl in (-1.0, 1.0)]))
+
+
+def learning_curves(names, sizes, n_seeds: int, *, seed: int,
+                    methods=("SVM", "MCM-l1", "CMCM", "CSVM")):
+    """Test accuracy on nested training sets of growing size, with a fixed test set.
+
+    For every data set and seed ``s`` in ``range(n_seeds)``, a stratified test set of
+    ``min(300, round(0.4 n))`` points is held out (``random_state = seed + s``), the training
+    sets for ``sizes`` are nested stratified prefixes of per-class permutations of the rest,
+    and every method is fitted with the fixed quick-mode hyperparameters.
+
+    Returns
+    -------
+    accuracy : dict
+        ``name -> method ->`` array of shape ``(n_seeds, len(sizes))``.
+    fit_warnings : collections.Counter
+        Warnings raised by the fits, ``"<method> (learning curve): <category>"``.
+    """
+    accuracy = {name: {m: np.full((n_seeds, len(sizes)), np.nan) for m in methods}
+                for name in names}
+    fit_warnings = Counter()
+    for name in names:
+        X, y = load_binary(name)
+        for si in range(n_seeds):
+            Xp, Xt, yp, yt = train_test_split(X, y, test_size=min(300, round(0.4 * len(y))),
+                                              stratify=y, random_state=seed + si)
+            r = np.random.default_rng(seed + si)
+            perms = {cl: r.permutation(np.flatnonzero(yp == cl)) for cl in (-1.0, 1.0)}
+            for ni, n in enumerate(sizes):
+                idx = nested_prefix(yp, n, perms)
+                for m in methods:
+                    est, _ = make_method(m, X.shape[1])
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        est.fit(Xp[idx], yp[idx])
+                    fit_warnings.update(f"{m} (learning curve): {type(w.message).__name__}"
+                                        for w in caught)
+                    accuracy[name][m][si, ni] = np.mean(est.predict(Xt) == yt)
+    return accuracy, fit_warnings
+
+
+def gain_shrink(gains: np.ndarray) -> dict:
+    """The verdict rule of the learning curves, fixed before the run.
+
+    Parameters
+    ----------
+    gains : ndarray of shape (runs, sizes)
+        Accuracy gain of a conformal model over its base model, one row per (data set, seed),
+        one column per training size (increasing).
+
+    Returns
+    -------
+    dict
+        ``by_size`` (mean gain per size), ``shrink`` (mean of gain at the smallest minus gain
+        at the largest size), ``se`` (its standard error) and ``shrinks``: True when the mean
+        gain at the smallest size is positive and the shrink exceeds two standard errors.
+    """
+    g = np.asarray(gains, dtype=float)
+    d = g[:, 0] - g[:, -1]
+    se = float(d.std(ddof=1) / np.sqrt(d.size))
+    return dict(by_size=g.mean(axis=0), shrink=float(d.mean()), se=se,
+                shrinks=bool(g[:, 0].mean() > 0 and d.mean() > 2 * se))

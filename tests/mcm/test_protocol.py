@@ -1,0 +1,96 @@
+"""The MCM reproduction protocol on tiny settings: data sets, folds, tasks, checkpoints and the
+numbers of the chapter's tables."""
+
+import numpy as np
+import pytest
+
+from pathlib_core.mcm import protocol
+
+
+def _tiny_data(n=24, seed=0):
+    rng = np.random.default_rng(seed)
+    out = {}
+    for k, name in enumerate(["a", "b"]):
+        y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        X = rng.normal(size=(n, 2)) + (1.0 + k) * y[:, None]
+        out[name] = (X, y, n)
+    return out
+
+
+def test_settings_of_the_modes():
+    q, f = protocol.protocol_settings("quick"), protocol.protocol_settings("full")
+    assert (q["outer"], q["inner"], q["n_max"], len(q["names"])) == (3, 0, 80, 12)
+    assert (f["outer"], f["inner"], f["n_max"], len(f["names"])) == (5, 5, None, 16)
+    assert protocol.learning_curve_settings("quick")["sizes"][0] == 25
+    for fn in (protocol.protocol_settings, protocol.learning_curve_settings):
+        with pytest.raises(ValueError, match="mode"):
+            fn("medium")
+
+
+def test_load_datasets_subsamples_by_class_and_is_seeded():
+    a = protocol.load_datasets(["breast_cancer", "haberman"], n_max=40, random_state=0)
+    b = protocol.load_datasets(["breast_cancer", "haberman"], n_max=40, random_state=0)
+    for name, (X, y, n_full) in a.items():
+        assert n_full > 40 and abs(len(y) - 40) <= 1 and set(np.unique(y)) == {-1.0, 1.0}
+        np.testing.assert_array_equal(X, b[name][0])
+    full = protocol.load_datasets(["glass"], n_max=None, random_state=0)["glass"]
+    assert len(full[1]) == full[2]  # glass 1 vs 2, nothing dropped
+
+
+@pytest.mark.parametrize("method", protocol.METHODS)
+def test_make_method_gives_an_estimator_and_its_grid(method):
+    est, grid = protocol.make_method(method, 4)
+    assert grid and all(len(v) >= 2 for v in grid.values())
+    est.set_params(**{k: v[0] for k, v in grid.items()})  # grid keys address the estimator
+    with pytest.raises(ValueError, match="method"):
+        protocol.make_method("LDA", 4)
+
+
+def test_run_protocol_rows_summary_and_checkpoint(tmp_path):
+    data = _tiny_data()
+    kw = dict(outer=2, inner=0, seed=0, methods=("SVM", "MCM", "MCM-l1"),
+              checkpoint=tmp_path, context={"mode": "test"})
+    rows = protocol.run_protocol(data, **kw)
+    assert len(rows) == 2 * 2 * 3
+    assert [(r["name"], r["fold"], r["method"]) for r in rows[:3]] == [
+        ("a", 0, "SVM"), ("a", 0, "MCM"), ("a", 0, "MCM-l1")]
+    again = protocol.run_protocol(data, **kw)
+    assert again == rows  # every task read back from the checkpoint (fit times included)
+    runs, svfrac, warn = protocol.summarize(rows, methods=kw["methods"])
+    assert set(runs) == {"a", "b"} and len(runs["a"]["MCM"]["h"]) == 2
+    assert all(0.0 <= v <= 1.0 for rec in svfrac.values() for v in rec.values())
+    counts = protocol.interpolation_counts(runs)
+    h, q, interp = counts["a"]
+    assert h.shape == q.shape == interp.shape == (2,) and np.all(h >= 1 - 1e-9)
+    assert 0 <= protocol.wins(runs, "MCM-l1", "SVM") <= 2
+
+
+def test_fit_fold_with_an_inner_grid_search():
+    data = _tiny_data(n=30)
+    out = protocol.fit_fold(data, "b", 1, "SVM", outer=2, inner=2, folds_seed=3)
+    assert out["ntr"] == 15 and 0.0 <= out["acc"] <= 1.0 and out["nsv"] >= 1
+
+
+def test_nested_prefix_sets_grow_and_are_stratified():
+    y = np.r_[np.ones(30), -np.ones(20)]
+    r = np.random.default_rng(0)
+    perms = {cl: r.permutation(np.flatnonzero(y == cl)) for cl in (-1.0, 1.0)}
+    small, large = protocol.nested_prefix(y, 10, perms), protocol.nested_prefix(y, 20, perms)
+    assert set(small) <= set(large) and len(small) == 10 and len(large) == 20
+    assert np.sum(y[large] > 0) == 12
+
+
+def test_learning_curves_tiny():
+    acc, _ = protocol.learning_curves(["haberman"], [10, 20], 2, seed=0,
+                                      methods=("SVM", "CSVM"))
+    assert acc["haberman"]["SVM"].shape == (2, 2)
+    assert np.all((acc["haberman"]["CSVM"] >= 0) & (acc["haberman"]["CSVM"] <= 1))
+
+
+def test_gain_shrink_rule():
+    shrinking = np.array([[0.10, 0.0], [0.12, 0.01], [0.09, -0.01], [0.11, 0.0]])
+    v = protocol.gain_shrink(shrinking)
+    assert v["shrinks"] and v["shrink"] == pytest.approx(0.105)
+    assert not protocol.gain_shrink(-shrinking)["shrinks"]  # a negative gain does not shrink
+    noisy = np.array([[0.1, 0.0], [-0.1, 0.0], [0.12, 0.2]])
+    assert not protocol.gain_shrink(noisy)["shrinks"]
