@@ -17,9 +17,8 @@ from sklearn.datasets import make_classification, make_regression
 from pathlib_core.core.io import ByValue, to_jsonable
 from pathlib_core.core.ode_path import follow_path
 from pathlib_core.core.solution_path import FunctionSegment, SolutionPath
-from pathlib_core.gaga.spl import age_path
-from pathlib_core.primer.lasso import lasso_path
-from pathlib_core.primer.svm import svm_path
+from pathlib_core.gaga import age_path
+from pathlib_core.primer import lasso_path, svm_path
 
 
 def _svm():
