@@ -61,6 +61,7 @@ try:  # scipy's initial-step heuristic, evaluated in the parameter's own unit (p
 except ImportError:  # pragma: no cover - a scipy without it: the solver's own choice
     _select_initial_step = None
 
+from .exceptions import PathFollowingError, SolverError
 from .solution_path import Event, FunctionSegment, SolutionPath
 from .validation import as_vector, check_choice, finite_scalar, positive_scalar
 
@@ -216,10 +217,13 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
     ------
     ValueError
         On invalid arguments, naming the argument.
-    RuntimeError
-        If the integrator fails, more than ``max_events`` events happen (or more than
-        ``max_events_per_point`` at one parameter value), or ``correct`` fails to bring the
-        residual below ``drift_tol``.
+    PathFollowingError
+        If the integrator fails, or more than ``max_events`` events happen (or more than
+        ``max_events_per_point`` at one parameter value).
+    SolverError
+        If ``correct`` fails to bring the residual below ``drift_tol``.
+
+    Both are :class:`RuntimeError` subclasses (:mod:`pathlib_core.core.exceptions`).
     """
     z0 = as_vector(z0, "z0")
     t0, t1 = _check_span(t_span)
@@ -519,7 +523,7 @@ class _Tracer:
         while status is None:
             message = solver.step()
             if solver.status == "failed":
-                raise RuntimeError(f"the integrator failed on the piece starting at "
+                raise PathFollowingError(f"the integrator failed on the piece starting at "
                                    f"{self._show(t)}: "
                                    f"{message}")
             if solver.status == "finished":
@@ -689,7 +693,7 @@ class _Tracer:
         if cap is None:
             cap = 2 * self._m + 10
         if self._point_count > cap:
-            raise RuntimeError(
+            raise PathFollowingError(
                 f"{self._point_count} consecutive updates/corrections at {self._show(t)} "
                 f"(last: {what}); "
                 "the path does not leave this point -- an event fires again right after its "
@@ -700,7 +704,7 @@ class _Tracer:
     def _handle_event(self, t, z, state, fired: np.ndarray, evs: list[Event]):
         self.n_events += 1
         if self.n_events > self.opts.max_events:
-            raise RuntimeError(f"more than max_events={self.opts.max_events} events; last at "
+            raise PathFollowingError(f"more than max_events={self.opts.max_events} events; last at "
                                f"{self._show(t)} with components {fired.tolist()}")
         self._count_point(t, f"event {fired.tolist()}")
         arg_state = copy.deepcopy(state) if self.opts.copy_state else state
@@ -738,7 +742,7 @@ class _Tracer:
                                         < -self.opts.start_tol):
                 return z_new
             at = where or self._show(t)
-            raise RuntimeError(f"correct() left a residual {r:.3g} > drift_tol="
+            raise SolverError(f"correct() left a residual {r:.3g} > drift_tol="
                                f"{self.opts.drift_tol:g} at {at}")
         return z_new
 

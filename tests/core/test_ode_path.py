@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from pathlib_core.core.exceptions import PathFollowingError, SolverError
 from pathlib_core.core.ode_path import Update, follow_path
 from pathlib_core.core.solution_path import Event, SolutionPath
 
@@ -436,10 +437,10 @@ def test_an_endless_event_loop_raises_a_clear_error():
     def events(t, z, s):
         return np.array([1.0 - z[0]])
 
-    with pytest.raises(RuntimeError, match="does not leave this point"):
+    with pytest.raises(PathFollowingError, match="does not leave this point"):
         follow_path([0.0], (0.0, 3.0), rhs=lambda t, z, s: np.ones(1), events=events,
                     update=lambda t, z, s, f: (s, None, "turning"), residual=_no_residual)
-    with pytest.raises(RuntimeError, match="max_events=3"):
+    with pytest.raises(PathFollowingError, match="max_events=3"):
         follow_path([1.0], (0.0, 5.0), rhs=lambda t, z, s: s * z,
                     events=lambda t, z, s: np.array([2.0 - z[0]] if s > 0 else [z[0] - 1.0]),
                     update=lambda t, z, s, f: (-s, None, "turning"), residual=_no_residual,
@@ -487,7 +488,7 @@ def test_drift_check_at_piece_ends_only_and_initial_correction():
     path = follow_path([0.3], (0.0, 2.0), correct=_newton, drift_check="end", **kw)
     assert path.info["n_corrections"] == 1 and path.info["correction_params"] == [0.0]
     np.testing.assert_allclose(path.at(2.0), [1.0], atol=1e-9)  # 1 + 1 = 2
-    with pytest.raises(RuntimeError, match="drift_tol"):
+    with pytest.raises(SolverError, match="drift_tol"):
         follow_path([0.3], (0.0, 2.0), correct=lambda t, z, s: z, **kw)
 
 
