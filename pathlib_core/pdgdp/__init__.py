@@ -9,6 +9,8 @@ and grid search at equal QP budgets).
 - :mod:`pathlib_core.pdgdp.region`    -- :func:`critical_region`, :class:`CriticalRegion`
 - :mod:`pathlib_core.pdgdp.latent`    -- :func:`train_latent_svm`, :class:`LatentSVMClassifier`
 - :mod:`pathlib_core.pdgdp.selection` -- :func:`select_hyperparameters`
+- :mod:`pathlib_core.pdgdp.protocol`  -- the reproduction protocol (yeast training, hiva
+  model selection)
 """
 
 from .latent import (

@@ -1022,10 +1022,9 @@ def latent_global_optimum(X, y, *, n_states: int, sigma: float = 0.01,
 
     Parameters
     ----------
-    X : array_like of shape (l, p)
-        Training samples, one per row.
-    y : array_like of shape (l,)
-        Labels in ``{-1, +1}``; ``+1`` is the class with hidden states.
+    X, y : array_like of shapes (l, p) and (l,)
+        The training samples (rows of ``X``) and their labels in ``{-1, +1}``, ``+1`` being
+        the class with hidden states.
     n_states : int
         Number of hidden states ``M``, ``1 <= M <=`` the number of positives.
     sigma : float, default 0.01

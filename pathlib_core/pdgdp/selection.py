@@ -13,10 +13,10 @@ solutions, Chang and Lin 2001), which keeps the dual in the one form of
     \quad \text{s.t.} \quad y_i (w^\top \phi_s(x_i) + b) \ge 1 - \xi_i,\; \xi_i \ge 0,
 
 with the kernel ``k_s(x, x') = exp(-sum_k s_k (x_k - x'_k)^2)``. The paper's cost balance
-:math:`\gamma \in (0, 1)` is called ``balance`` in the code (``gamma`` names only kernel widths
-in this package). The dual has the bounds ``u_i = C balance`` (positives) / ``C (1 - balance)`` (negatives) and ``Q = (y y') o K_s``. The
-``d + 2`` hyperparameters are handled in unconstrained coordinates
-``theta = (log C, logit balance, log s_1, ..., log s_d)``.
+:math:`\gamma \in (0, 1)` is called ``balance`` in the code (``gamma`` names only kernel
+widths in this package). The dual has the bounds ``u_i = C balance`` (positives) /
+``C (1 - balance)`` (negatives) and ``Q = (y y') o K_s``. The ``d + 2`` hyperparameters are
+handled in unconstrained coordinates ``theta = (log C, logit balance, log s_1, ..., log s_d)``.
 
 Validation cost on a set ``Z`` (the paper's generalization cost with type I / type II
 coefficients ``c_1, c_2``) and its tanh smoothing:
