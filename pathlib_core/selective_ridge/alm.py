@@ -19,7 +19,7 @@ criterion (11) with the squared loss reads
 
 Its dual is :math:`\min_{u, w} h^*(u) + p^*(w)` s.t. :math:`X_c^\top u + w = 0` with
 :math:`h^*(u) = c^\top u + \lVert u\rVert^2 / 4`; at the optimum ``u = -2 r`` with the
-residual ``r = c - X_c a``, i.e. ``u = -2 gamma lambda`` with the paper's multipliers. The
+residual ``r = c - X_c a``, i.e. ``u = -2 alpha lambda`` with the paper's multipliers. The
 augmented Lagrangian method on this dual keeps ``a`` as the multiplier of the equality: with a
 penalty ``sigma`` it minimizes over ``u`` (``w`` in closed form)
 
@@ -32,7 +32,7 @@ penalty ``sigma`` it minimizes over ``u`` (``w`` in closed form)
 
 by Newton steps with the generalized Hessian :math:`\tfrac12 I + \sigma X_c D X_c^\top`
 (``D`` the derivative of the prox: 0 on the dead zone, 1 on the lasso zone, ``1/(1 + 2
-sigma gamma)`` on the ridge zone; Armijo line search), then sets
+sigma alpha)`` on the ridge zone; Armijo line search), then sets
 :math:`a \leftarrow \operatorname{prox}_{\sigma p}(a - \sigma X_c^\top u)` and increases
 ``sigma``. The prox of ``sigma p`` is the scalar map
 
@@ -66,13 +66,13 @@ CERTIFY_AT = 1e-2  # certify sets once the set conditions hold to this (relative
 REBUILD_EVERY = 50  # incremental Gram updates between rebuilds
 
 
-def _prox(v, sigma, gamma, mu):
-    """The prox of ``sigma * gamma * r_mu`` at ``v`` and its derivative (0, 1 or
-    ``1 / (1 + 2 sigma gamma)``), element-wise."""
+def _prox(v, sigma, alpha, mu):
+    """The prox of ``sigma * alpha * r_mu`` at ``v`` and its derivative (0, 1 or
+    ``1 / (1 + 2 sigma alpha)``), element-wise."""
     av = np.abs(v)
-    t1 = 2.0 * sigma * gamma * mu
+    t1 = 2.0 * sigma * alpha * mu
     t2 = mu + t1
-    shrink = 1.0 / (1.0 + 2.0 * sigma * gamma)
+    shrink = 1.0 / (1.0 + 2.0 * sigma * alpha)
     dead = av <= t1
     lasso = ~dead & (av <= t2)
     z = np.where(dead, 0.0, np.where(lasso, np.sign(v) * (av - t1), v * shrink))
@@ -80,9 +80,9 @@ def _prox(v, sigma, gamma, mu):
     return z, d
 
 
-def _penalty(a, gamma, mu):
+def _penalty(a, alpha, mu):
     aa = np.abs(a)
-    return gamma * float((2.0 * mu * aa + np.maximum(0.0, aa - mu) ** 2).sum())
+    return alpha * float((2.0 * mu * aa + np.maximum(0.0, aa - mu) ** 2).sum())
 
 
 def _set_violation(a, s, mu):
@@ -96,7 +96,7 @@ def _set_violation(a, s, mu):
 
 class _ZoneGram:
     """``L = X_lasso X_lasso'`` and ``R = X_ridge X_ridge'`` over the prox zones, so that the
-    Newton matrix is ``I / 2 + sigma (L + R / (1 + 2 sigma gamma))``.
+    Newton matrix is ``I / 2 + sigma (L + R / (1 + 2 sigma alpha))``.
 
     Between Newton steps only a few features change zone: ``update`` adds and removes their
     outer products (``O(N^2)`` each) and rebuilds from scratch when that is cheaper, and every
@@ -155,18 +155,18 @@ class _ZoneGram:
         return self.L, self.R
 
 
-def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
-    """Search the feature sets of the squared-loss fit at ``(gamma, mu)`` by the augmented
+def alm_sets(X, y, alpha, mu, certify, *, coef0=None, tol=1e-9):
+    """Search the feature sets of the squared-loss fit at ``(alpha, mu)`` by the augmented
     Lagrangian method above; ``certify`` turns sets into an exact solution.
 
     Parameters
     ----------
     X : ndarray of shape (N, n)
     y : ndarray of shape (N,)
-    gamma, mu : float > 0
+    alpha, mu : float > 0
     certify : callable ``(strong, kink, lam) -> result or None``
         Called with boolean masks (``|a_i| > mu``, ``0 < |a_i| <= mu``) and the multipliers
-        ``lam = r / gamma`` of the current outer iterate whenever its set conditions hold to
+        ``lam = r / alpha`` of the current outer iterate whenever its set conditions hold to
         ``CERTIFY_AT`` (relative to ``mu``) and its sets have not been tried yet, and once
         more at the end. The first result that is not ``None`` is returned.
     coef0 : ndarray of shape (n,), optional
@@ -203,9 +203,9 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
     def psi(u, w):
         """psi at u (given w = X_c' u) and the prox there; O(n), no product with X."""
         v = a - sigma * w
-        z, d = _prox(v, sigma, gamma, mu)
+        z, d = _prox(v, sigma, alpha, mu)
         val = (float(c @ u) + 0.25 * float(u @ u) - float(a @ w) + 0.5 * sigma * float(w @ w)
-               - _penalty(z, gamma, mu) - float((z - v) @ (z - v)) / (2.0 * sigma))
+               - _penalty(z, alpha, mu) - float((z - v) @ (z - v)) / (2.0 * sigma))
         return val, z, d
 
     for _ in range(MAX_OUTER):
@@ -216,7 +216,7 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
             if np.linalg.norm(grad) <= max(1e-13, min(eps, 0.1)) * cnorm:
                 break
             L, R = gram.update(d)
-            H = sigma * (L + (1.0 / (1.0 + 2.0 * sigma * gamma)) * R)
+            H = sigma * (L + (1.0 / (1.0 + 2.0 * sigma * alpha)) * R)
             H[np.diag_indices(N)] += 0.5
             try:
                 du = -scipy.linalg.solve(H, grad, assume_a="pos", check_finite=False)
@@ -237,14 +237,14 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
             grad = c + 0.5 * u - Xc @ z
         a = z
         r = c - Xc @ a
-        s = Xc.T @ r / gamma
+        s = Xc.T @ r / alpha
         viol = _set_violation(a, s, mu)
         strong = np.abs(a) > mu
         kink = (a != 0) & ~strong
         sets = (strong.tobytes(), kink.tobytes())
         if viol < CERTIFY_AT and sets not in tried:
             tried.add(sets)
-            out = certify(strong, kink, r / gamma)
+            out = certify(strong, kink, r / alpha)
             if out is not None:
                 return out, n_newton
         last_sets = sets
@@ -253,7 +253,7 @@ def alm_sets(X, y, gamma, mu, certify, *, coef0=None, tol=1e-9):
         eps = EPS_FACTOR * min(eps, viol)
         sigma = min(sigma * SIGMA_GROWTH, sigma_max)
     if last_sets not in tried:
-        out = certify(strong, kink, r / gamma)
+        out = certify(strong, kink, r / alpha)
         if out is not None:
             return out, n_newton
     return None, n_newton

@@ -70,33 +70,33 @@ _IPM_OPTIONS = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12,
                 "max_iter": 200, "direct_solve_method": "qdldl"}
 
 
-def _box(y, gamma):
-    """Bounds of the dual variables: ``0 <= y_j lambda_j <= 1 / (2 gamma)``."""
-    c_box = 0.5 / gamma
+def _box(y, alpha):
+    """Bounds of the dual variables: ``0 <= y_j lambda_j <= 1 / (2 alpha)``."""
+    c_box = 0.5 / alpha
     return np.where(y > 0, 0.0, -c_box), np.where(y > 0, c_box, 0.0)
 
 
 LAM_ROWS = 1e4  # the rows |x^i' u| <= mu / scale are given bounds of at least this share...
 
 
-def _lam_scale(gamma, mu=None, row_scale=None) -> float:
+def _lam_scale(alpha, mu=None, row_scale=None) -> float:
     """The unit of the multipliers in the LPs and QPs below: the power of two nearest to the
-    box width ``1 / (2 gamma)``, or to ``LAM_ROWS mu / row_scale`` if that is smaller
+    box width ``1 / (2 alpha)``, or to ``LAM_ROWS mu / row_scale`` if that is smaller
     (``row_scale`` bounds ``||x^i||_1``, e.g. ``N max|X|``).
 
     Every LP and QP below is solved in ``u = lambda / scale`` (the box of width about 1)
     with its objective divided by ``scale``: the row multipliers (the coefficients ``a``)
     and the balance row's multiplier (the intercept) are unchanged, and the solvers'
-    absolute tolerances apply to a problem of unit size whatever ``gamma`` is (with
-    ``gamma = 1e16`` the box is ``5e-17`` wide, below any absolute tolerance; with
-    ``gamma = 1e-16``, ``5e15``). The rows ``|x^i' u| <= mu / scale`` then have bounds of the
+    absolute tolerances apply to a problem of unit size whatever ``alpha`` is (with
+    ``alpha = 1e16`` the box is ``5e-17`` wide, below any absolute tolerance; with
+    ``alpha = 1e-16``, ``5e15``). The rows ``|x^i' u| <= mu / scale`` then have bounds of the
     size of ``mu / mu_0`` times about ``N max|x^i|`` (``mu_0`` is proportional to the
     width): far below the solvers' tolerances when ``mu`` is below about ``1e-8 mu_0`` (a
     nearly hard margin: the multipliers are then far inside their box, of the size of
     ``mu / ||x^i||``), which the second bound prevents: the rows' bounds stay above
     ``row_scale / LAM_ROWS``.
     """
-    v = 0.5 / gamma
+    v = 0.5 / alpha
     if mu is not None and row_scale is not None and mu > 0 and row_scale > 0:
         v = min(v, LAM_ROWS * mu / row_scale)
     return float(np.exp2(np.round(np.log2(v))))
@@ -137,13 +137,13 @@ class _WorkingLP:
     problem of unit size; the row multipliers are those of the LP in ``lambda``.
     """
 
-    def __init__(self, X, y, gamma, mu, row_scale=None):
+    def __init__(self, X, y, alpha, mu, row_scale=None):
         import highspy
 
-        self.X, self.y, self.gamma, self.mu, self.N = X, y, gamma, float(mu), X.shape[0]
+        self.X, self.y, self.alpha, self.mu, self.N = X, y, alpha, float(mu), X.shape[0]
         self.row_scale = row_scale
-        self.c_box = _lam_scale(gamma, mu, row_scale)
-        lo, hi = _box(y, gamma)
+        self.c_box = _lam_scale(alpha, mu, row_scale)
+        lo, hi = _box(y, alpha)
         lo, hi = lo / self.c_box, hi / self.c_box
         self._optimal = highspy.HighsModelStatus.kOptimal
         h = highspy.Highs()
@@ -158,11 +158,11 @@ class _WorkingLP:
         self.W = np.zeros(0, int)  # the feature of each ranged row, in model order
         self.s = None  # X' lam at the solution hinge_lp_sets returned last
 
-    def serves(self, X, y, gamma, mu=None) -> bool:
-        """Whether this model is the LP of ``(X, y, gamma)`` (the same arrays) in the units
+    def serves(self, X, y, alpha, mu=None) -> bool:
+        """Whether this model is the LP of ``(X, y, alpha)`` (the same arrays) in the units
         that ``mu`` asks for (:func:`_lam_scale`)."""
-        return X is self.X and y is self.y and gamma == self.gamma and (
-            mu is None or _lam_scale(gamma, mu, self.row_scale) == self.c_box)
+        return X is self.X and y is self.y and alpha == self.alpha and (
+            mu is None or _lam_scale(alpha, mu, self.row_scale) == self.c_box)
 
     def set_mu(self, mu):
         """Re-bound every ranged row to ``[-mu, mu]`` (the basis is kept)."""
@@ -216,7 +216,7 @@ def _lp_sets(a, s, W, mu, ftol):
     return coef, strong, kink
 
 
-def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None, row_scale=None):
+def hinge_lp_sets(X, y, alpha, mu, ftol, rows=None, lp=None, row_scale=None):
     """Feature sets of the hinge-loss dual from the LP above, by constraint generation.
 
     Parameters
@@ -224,8 +224,8 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None, row_scale=None):
     X : ndarray of shape (N, n)
     y : ndarray of shape (N,)
         Labels in {-1, +1}.
-    gamma, mu : float
-        ``gamma > 0`` and ``mu > 0``.
+    alpha, mu : float
+        ``alpha > 0`` and ``mu > 0``.
     ftol : float, ndarray of shape (n,) or callable
         Tolerance on ``|s_i| - mu`` for a violated row (one per feature), or a function of
         the multipliers ``lam`` returning it.
@@ -233,7 +233,7 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None, row_scale=None):
         First working set of rows (e.g. the active features of a fit at a nearby ``mu``);
         empty by default.
     lp : _WorkingLP, optional
-        The model returned by an earlier call on the same ``X``, ``y`` and ``gamma`` (at
+        The model returned by an earlier call on the same ``X``, ``y`` and ``alpha`` (at
         another ``mu``, e.g. the previous point of a path): its rows are kept (re-bounded to
         ``mu``, joined by ``rows``) and its last basis starts the dual simplex.
 
@@ -258,11 +258,11 @@ def hinge_lp_sets(X, y, gamma, mu, ftol, rows=None, lp=None, row_scale=None):
     """
     N, n = X.shape
     W = np.zeros(0, int) if rows is None else np.unique(np.asarray(rows, int))
-    if lp is not None and lp.serves(X, y, gamma, mu):
+    if lp is not None and lp.serves(X, y, alpha, mu):
         lp.set_mu(mu)
         W = np.union1d(lp.W, W)
     else:
-        lp = _WorkingLP(X, y, gamma, mu, row_scale)
+        lp = _WorkingLP(X, y, alpha, mu, row_scale)
     W = lp.set_rows(W)
     sol = lp.solve()
     if sol is None:
@@ -536,7 +536,7 @@ def _add_violators(W, s, mu, ftol, N, grow=False, cap=None):
     return np.union1d(W, viol)
 
 
-def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0, row_scale=None):
+def hinge_qp_sets(X, y, alpha, mu, ftol, rows, lam0, row_scale=None):
     r"""Strong features included: feature sets of the hinge-loss dual from an interior-point
     solution of the split QP, by constraint generation.
 
@@ -565,8 +565,8 @@ def hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0, row_scale=None):
         is reached.
     """
     N, n = X.shape
-    lo, hi = _box(y, gamma)
-    sc = _lam_scale(gamma, mu, row_scale)  # the QP in lambda / sc (see _lam_scale)
+    lo, hi = _box(y, alpha)
+    sc = _lam_scale(alpha, mu, row_scale)  # the QP in lambda / sc (see _lam_scale)
     lo, hi = lo / sc, hi / sc
     W = np.unique(np.asarray(rows, int))
     lam = np.asarray(lam0, float)
@@ -624,7 +624,7 @@ def _split_value(z, y, mu, rho=1.0):
     return float(-y @ z[:N] + mu * (p + m).sum() + 0.5 * rho * (p @ p + m @ m))
 
 
-def hinge_qp_exact(X, y, gamma, mu, ftol, W, z, row_scale=None):
+def hinge_qp_exact(X, y, alpha, mu, ftol, W, z, row_scale=None):
     """The split QP of :func:`hinge_qp_sets` solved exactly by the active-set method
     (:func:`pathlib_core.core.qp.solve_qp`), from the interior-point point ``z`` on the working
     set ``W`` reduced to its rows at ``|s_i| >= mu (1 - 1e-6)`` (the others carry no
@@ -637,8 +637,8 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z, row_scale=None):
         of the balance row; None if a QP fails or ``MAX_ROUNDS`` is reached.
     """
     N, n = X.shape
-    lo, hi = _box(y, gamma)
-    sc = _lam_scale(gamma, mu, row_scale)  # z and the QP in lambda / sc, as in hinge_qp_sets
+    lo, hi = _box(y, alpha)
+    sc = _lam_scale(alpha, mu, row_scale)  # z and the QP in lambda / sc, as in hinge_qp_sets
     lo, hi = lo / sc, hi / sc
     lam = sc * z[:N]
     s = X.T @ lam
@@ -664,7 +664,7 @@ def hinge_qp_exact(X, y, gamma, mu, ftol, W, z, row_scale=None):
 SPLIT_QP_SOLVERS = ("ipm", "clarabel")
 
 
-def solve_split_qp(X_W, y, *, gamma, mu, solver="ipm"):
+def solve_split_qp(X_W, y, *, alpha, mu, solver="ipm"):
     r"""The hinge-loss dual on a working set of features, as the split QP of
     :func:`hinge_qp_sets`, solved by an interior-point method.
 
@@ -688,8 +688,9 @@ def solve_split_qp(X_W, y, *, gamma, mu, solver="ipm"):
         The working-set columns of ``X`` (objects in rows).
     y : array_like of shape (N,)
         Labels in {-1, +1}, both classes present.
-    gamma : float > 0
-        Regularization weight of (11) (the box width is ``1 / (2 gamma)``).
+    alpha : float > 0
+        Weight of the penalty, the paper's :math:`\gamma` in (11) (the box width is
+        ``1 / (2 alpha)``).
     mu : float > 0
         Selectivity.
     solver : {"ipm", "clarabel"}, default "ipm"
@@ -705,15 +706,15 @@ def solve_split_qp(X_W, y, *, gamma, mu, solver="ipm"):
     Raises
     ------
     ValueError
-        Non-finite or mis-shaped arrays, labels outside {-1, +1}, ``gamma <= 0``,
+        Non-finite or mis-shaped arrays, labels outside {-1, +1}, ``alpha <= 0``,
         ``mu <= 0``, unknown ``solver`` (naming the argument).
     """
     X_W = as_matrix(X_W, "X_W")
     y = as_binary_labels(y, "y", length=X_W.shape[0])
-    gamma = positive_scalar(gamma, "gamma")
+    alpha = positive_scalar(alpha, "alpha")
     mu = positive_scalar(mu, "mu")
     solver = check_choice(solver, "solver", SPLIT_QP_SOLVERS)
-    lo, hi = _box(y, gamma)
+    lo, hi = _box(y, alpha)
     if solver == "ipm":
         return _split_ipm(X_W, y, lo, hi, mu)
     return _clarabel_point(X_W, y, lo, hi, mu)

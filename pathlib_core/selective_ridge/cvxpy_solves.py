@@ -12,7 +12,7 @@ from ..core.exceptions import SolverError
 __all__: list[str] = []
 
 
-def _dual_cvxpy(X, y, gamma, mu, loss):
+def _dual_cvxpy(X, y, alpha, mu, loss):
     """The dual (22) in ``N`` variables solved by cvxpy (Clarabel): the rescue start.
 
     Used only when the set iteration stalls; its solution fixes the feature sets, after which
@@ -26,10 +26,10 @@ def _dual_cvxpy(X, y, gamma, mu, loss):
     W = 0.5 * cp.sum(cp.pos(cp.square(s) - mu * mu))
     cons = [cp.sum(lam) == 0]
     if loss == "squared":
-        W = W + 0.5 * gamma * cp.sum_squares(lam) - y @ lam
+        W = W + 0.5 * alpha * cp.sum_squares(lam) - y @ lam
     else:
         W = W - y @ lam
-        c_box = 0.5 / gamma
+        c_box = 0.5 / alpha
         cons += [cp.multiply(y, lam) >= 0, cp.multiply(y, lam) <= c_box]
     prob = cp.Problem(cp.Minimize(W), cons)
     # only a start: its feature sets are re-solved exactly and certified by the duality gap,
@@ -46,7 +46,7 @@ def _dual_cvxpy(X, y, gamma, mu, loss):
     return np.asarray(lam.value, float)
 
 
-def _primal_fit(X, y, gamma, mu, loss, solver=None):
+def _primal_fit(X, y, alpha, mu, loss, solver=None):
     import cvxpy as cp
 
     N, n = X.shape
@@ -59,7 +59,7 @@ def _primal_fit(X, y, gamma, mu, loss, solver=None):
         fit = cp.sum_squares(y - z)
     else:
         fit = cp.sum(cp.pos(1 - cp.multiply(y, z)))
-    prob = cp.Problem(cp.Minimize(gamma * pen + fit))
+    prob = cp.Problem(cp.Minimize(alpha * pen + fit))
     solver = solver or "CLARABEL"
     opts = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11,
             "max_iter": 500} if solver == "CLARABEL" else {}

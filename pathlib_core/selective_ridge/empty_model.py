@@ -14,17 +14,17 @@ from .units import _Units
 __all__ = ["mu_0"]
 
 
-def _empty_dual(X, y, gamma, loss):
+def _empty_dual(X, y, alpha, loss):
     """A solution of the truncated dual (39) whose ``max_i |x^{i'} lambda|`` is smallest."""
     N = X.shape[0]
     if loss == "squared":
-        # min gamma/2 |lam|^2 - y'lam s.t. 1'lam = 0  ->  lam = (y - mean y) / gamma (unique)
-        return (y - y.mean()) / gamma
-    # hinge: the LP (39) min -y'lam on the box, 1'lam = 0 has optimum -min(N+, N-)/gamma
+        # min alpha/2 |lam|^2 - y'lam s.t. 1'lam = 0  ->  lam = (y - mean y) / alpha (unique)
+        return (y - y.mean()) / alpha
+    # hinge: the LP (39) min -y'lam on the box, 1'lam = 0 has optimum -min(N+, N-)/alpha
     # (u_j = y_j lam_j); pick among its solutions the one with the smallest ||X' lam||_inf.
-    # The LP is homogeneous in the box width 1/(2 gamma): it is solved on the unit box and
-    # its solution scaled, so that its tolerances do not depend on gamma
-    c_box = 0.5 / gamma
+    # The LP is homogeneous in the box width 1/(2 alpha): it is solved on the unit box and
+    # its solution scaled, so that its tolerances do not depend on alpha
+    c_box = 0.5 / alpha
     n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
     opt = float(min(n_pos, n_neg))
     lb, ub = _box(y, 0.5)
@@ -42,7 +42,7 @@ def _empty_dual(X, y, gamma, loss):
     lb_t, ub_t = np.append(lb, 0.0), np.append(ub, np.inf)
     lam = y * np.where(y > 0, opt / n_pos, opt / n_neg)  # feasible: 1'lam = 0, y'lam = 2 opt
     if n_pos == n_neg:
-        # balanced classes: every y_j lam_j = 1 / (2 gamma), the only feasible point
+        # balanced classes: every y_j lam_j = 1 / (2 alpha), the only feasible point
         return c_box * lam
     s = X.T @ lam
     # a row counts as violated beyond rounding of its own terms (|x^i|'|lam| <= ||x^i|| ||lam||)
@@ -66,7 +66,7 @@ def _empty_dual(X, y, gamma, loss):
 
 
 @single_blas_thread
-def mu_0(X, y, *, gamma, loss="squared") -> float:
+def mu_0(X, y, *, alpha, loss="squared") -> float:
     r"""Smallest selectivity that gives the empty model, eq. (40).
 
     :math:`\mu_0 = \max_i |x^{i\top}\lambda^0|` where :math:`\lambda^0` solves the truncated
@@ -94,8 +94,9 @@ def mu_0(X, y, *, gamma, loss="squared") -> float:
     y : array_like of shape (N,)
         Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
         (``loss="hinge"``).
-    gamma : float > 0
-        Regularization weight :math:`\gamma` (keyword-only).
+    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere) (keyword-only).
     loss : {"squared", "hinge"}, default "squared"
         Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)).
 
@@ -108,16 +109,16 @@ def mu_0(X, y, *, gamma, loss="squared") -> float:
     Raises
     ------
     ValueError
-        Non-finite or mis-shaped arrays, ``gamma <= 0``, hinge labels outside {-1, +1} or a
+        Non-finite or mis-shaped arrays, ``alpha <= 0``, hinge labels outside {-1, +1} or a
         single class, unknown ``loss``.
     """
-    X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
+    X, y, alpha, _, loss = _check(X, y, alpha, None, loss)
     units = _Units.of(X, y, loss)
     Xs, ys = units.data(X, y)
-    return float(units.mu_out(_mu_0(Xs, ys, units.gamma_in(gamma), loss)))
+    return float(units.mu_out(_mu_0(Xs, ys, units.alpha_in(alpha), loss)))
 
 
-def _mu_0(X, y, gamma, loss) -> float:
+def _mu_0(X, y, alpha, loss) -> float:
     """:func:`mu_0` on trusted arrays (the solver's units)."""
-    lam = _empty_dual(X, y, gamma, loss)
+    lam = _empty_dual(X, y, alpha, loss)
     return float(np.max(np.abs(X.T @ lam), initial=0.0))

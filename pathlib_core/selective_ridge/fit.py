@@ -44,9 +44,9 @@ METHODS = ("dual", "primal")
 
 
 @single_blas_thread
-def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=None,
+def selective_fit(X, y, *, alpha, mu, loss="squared", method="dual", warm_start=None,
                   max_iter=200, tol=SET_TOL, set_search=True) -> SelectiveResult:
-    r"""Fit the selective ridge criterion (11) at one ``(gamma, mu)``.
+    r"""Fit the selective ridge criterion (11) at one ``(alpha, mu)``.
 
     .. math::
 
@@ -60,8 +60,9 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     y : array_like of shape (N,)
         Real responses (``loss="squared"``) or class labels -1 / +1 (``loss="hinge"``; both
         classes present).
-    gamma : float > 0
-        Regularization weight.
+    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
     mu : float >= 0
         Selectivity. ``mu = 0`` is ridge regression / the L2 SVM penalty; ``mu >= mu_0(X, y)``
         gives ``coef == 0``.
@@ -116,7 +117,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     Raises
     ------
     ValueError
-        Bad input, naming the argument (``gamma <= 0``, ``mu < 0``, hinge labels that are not
+        Bad input, naming the argument (``alpha <= 0``, ``mu < 0``, hinge labels that are not
         two classes, NaN / inf, mismatched shapes, unknown ``loss`` / ``method``,
         ``max_iter`` not an integer >= 1).
     pathlib_core.core.exceptions.SolverError
@@ -126,8 +127,8 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
 
     Notes
     -----
-    Scale. Criterion (11) has the exact symmetry ``(X, y, gamma, mu) -> (s X, t y,
-    gamma s^2, mu t / s)``, whose solution is ``(t a / s, t b)`` with multipliers
+    Scale. Criterion (11) has the exact symmetry ``(X, y, alpha, mu) -> (s X, t y,
+    alpha s^2, mu t / s)``, whose solution is ``(t a / s, t b)`` with multipliers
     ``t lambda / s^2`` (hinge loss: ``t = 1``; see :class:`_Units`). The fit runs on
     ``X / 2^k`` when the largest column norm of ``X`` lies outside ``[2^-16, 2^20)`` and, for the
     squared loss, on ``y / 2^l`` (powers of two: exact), and the results are converted
@@ -138,9 +139,9 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     size of its own terms instead: feature scales from ``1e-8`` to ``1e8`` in one matrix
     give certified fits. The hinge loss's linear programs and QPs are solved in multipliers
     divided by their box width, so that the solvers' absolute tolerances meet a problem of
-    unit size whatever ``gamma`` is.
+    unit size whatever ``alpha`` is.
     """
-    X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
+    X, y, alpha, mu, loss = _check(X, y, alpha, mu, loss)
     if mu is None:  # pragma: no cover - _check always returns a number here
         raise ValueError("mu is required")
     method = check_choice(method, "method", METHODS)
@@ -155,7 +156,7 @@ def selective_fit(X, y, *, gamma, mu, loss="squared", method="dual", warm_start=
     units = _Units.of(X, y, loss)
     Xs, ys = units.data(X, y)
     warm = None if warm_start is None else units.result_in(warm_start)
-    res = _selective_fit(Xs, ys, units.gamma_in(gamma), units.mu_in(mu), loss, method, warm,
+    res = _selective_fit(Xs, ys, units.alpha_in(alpha), units.mu_in(mu), loss, method, warm,
                          max_iter, tol, units.context(Xs, tol), set_search)
     return units.result_out(res)
 
@@ -167,14 +168,14 @@ def _check_flag(value, name):
     return bool(value)
 
 
-def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
+def _selective_fit(X, y, alpha, mu, loss, method, warm_start, max_iter, tol,
                    ctx: _FitContext, set_search=True) -> SelectiveResult:
     """:func:`selective_fit` on validated arguments in the solver's units (see
     :class:`_Units`); ``ctx`` is shared by the fits of one path."""
     t0 = time.perf_counter()
     if method == "primal":
-        coef, b, n_iter, status = _primal_fit(X, y, gamma, mu, loss)
-        J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss)
+        coef, b, n_iter, status = _primal_fit(X, y, alpha, mu, loss)
+        J = _primal_objective(X, y, coef, b, alpha=alpha, mu=mu, loss=loss)
         big = max(mu, float(np.abs(coef).max(initial=0.0)))
         return SelectiveResult(coef=coef, intercept=b, dual=np.zeros(X.shape[0]),
                                active=np.abs(coef) > 1e-8 * big, n_iter=n_iter,
@@ -194,13 +195,13 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
     hinge = loss == "hinge" and mu > 0 and set_search
     counts = {"lp_rounds": 0, "qp_rounds": 0}
     warm_strong = warm_start is not None and np.any(warm_start.info.get("strong", False))
-    out = _hinge_search(X, y, gamma, mu, max_iter, tol, warm_start, not warm_strong, counts,
+    out = _hinge_search(X, y, alpha, mu, max_iter, tol, warm_start, not warm_strong, counts,
                         ctx) if hinge else None
     if out is None:
         # a set iteration (cold or warm) whose sets outgrow N objects is in the regime where
         # it stalls: the search below is cheaper than letting it run its budget
         lam, coef, b, n_iter, converged, strong, kink = _dual_fit(
-            X, y, gamma, mu, loss, warm_start, budget, tol,
+            X, y, alpha, mu, loss, warm_start, budget, tol,
             max_active=X.shape[0] if squared and set_search else None,
             stall_window=HINGE_STALL_WINDOW if loss == "hinge" else None, ctx=ctx)
     else:
@@ -212,11 +213,11 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
         # the set iteration has not found the sets: search them with the augmented Lagrangian
         # method (N x N Newton systems), re-solve exactly on them and check (20)
         def certify(strong_a, kink_a, lam_a):
-            return _resolve_on_sets(X, y, gamma, mu, loss, lam_a, strong_a, kink_a, max_iter,
+            return _resolve_on_sets(X, y, alpha, mu, loss, lam_a, strong_a, kink_a, max_iter,
                                     tol, ctx.ft)
 
         coef0 = warm_start.coef if warm_start is not None else None
-        out, alm_newton = alm_sets(X, y, gamma, mu, certify, coef0=coef0)
+        out, alm_newton = alm_sets(X, y, alpha, mu, certify, coef0=coef0)
         if out is not None:
             lam, coef, b, it2, converged, strong, kink = out
             n_iter += it2
@@ -231,16 +232,16 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
             sig0 = np.sign(X.T @ warm_start.dual)[K0]
             sig0[sig0 == 0] = 1.0
             start = (float(ws["mu"]), np.flatnonzero(ws["strong"]), K0, sig0)
-        out = _mu_homotopy(X, y, gamma, mu, start, ctx.ft, max_steps=10 * X.shape[1] + 1000)
+        out = _mu_homotopy(X, y, alpha, mu, start, ctx.ft, max_steps=10 * X.shape[1] + 1000)
         if not out[4] and start is not None:
-            out = _mu_homotopy(X, y, gamma, mu, None, ctx.ft, max_steps=10 * X.shape[1] + 1000)
+            out = _mu_homotopy(X, y, alpha, mu, None, ctx.ft, max_steps=10 * X.shape[1] + 1000)
         if out[4]:
             lam, coef, b, homotopy_steps, converged, strong, kink = out
             n_iter += homotopy_steps
     if not converged:
         # the set iteration stalled (it can cycle between feature sets): start it again
         # from the feature sets of a generic convex solve of the same N-variable dual
-        lam0 = _dual_cvxpy(X, y, gamma, mu, loss)
+        lam0 = _dual_cvxpy(X, y, alpha, mu, loss)
         if lam0 is not None:
             s0 = X.T @ lam0
             # the interior-point solution is accurate to about 1e-6 relative on some scales
@@ -252,15 +253,15 @@ def _selective_fit(X, y, gamma, mu, loss, method, warm_start, max_iter, tol,
                                     method="dual",
                                     info={"kink": np.abs(np.abs(s0) - mu) <= delta})
             lam, coef, b, it2, converged, strong, kink = _dual_fit(
-                X, y, gamma, mu, loss, start, max_iter, tol, ft=ctx.ft)
+                X, y, alpha, mu, loss, start, max_iter, tol, ft=ctx.ft)
             n_iter += it2
             rescued = True
-    return _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong,
+    return _certified_result(X, y, alpha, mu, loss, lam, coef, b, n_iter, converged, strong,
                              kink, t0, s=ctx.scores_of(lam), ctx=ctx, rescued=rescued,
                              homotopy_steps=homotopy_steps, alm_newton=alm_newton, **counts)
 
 
-def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, strong, kink,
+def _certified_result(X, y, alpha, mu, loss, lam, coef, b, n_iter, converged, strong, kink,
                       t0, s=None, ctx=None, ft=None, **info) -> SelectiveResult:
     """The :class:`SelectiveResult` of a dual solution, with its duality gap; raises
     :class:`~pathlib_core.core.exceptions.SolverError` if the set conditions were not met, or
@@ -269,7 +270,7 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
     if already known; ``ctx``: remember ``(lam, s)`` for the next fit; ``ft``: the
     per-feature tolerances (``ctx.ft`` by default)."""
     z = _scores(X, coef) + b
-    J = _primal_objective(X, y, coef, b, gamma=gamma, mu=mu, loss=loss, z=z)
+    J = _primal_objective(X, y, coef, b, alpha=alpha, mu=mu, loss=loss, z=z)
     if s is None:
         s = X.T @ lam
     if ft is None:
@@ -279,13 +280,13 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
         # loss (several optima, e.g. duplicated features at |a_i| = mu); prefer it (41) when
         # it is one (the same lambda certifies it through the duality gap below)
         b0 = _best_intercept(np.zeros(X.shape[0]), y, loss, hint=b)
-        J0 = _primal_objective(X, y, np.zeros_like(coef), b0, gamma=gamma, mu=mu, loss=loss)
+        J0 = _primal_objective(X, y, np.zeros_like(coef), b0, alpha=alpha, mu=mu, loss=loss)
         if J0 <= J * (1.0 + 1e-12):
             coef, b, J = np.zeros_like(coef), b0, J0
             z = np.full(X.shape[0], b0)
             kink = np.zeros_like(kink)
             strong = np.zeros_like(strong)
-    gap = _duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s, J=J)
+    gap = _duality_gap(X, y, coef, b, lam, alpha=alpha, mu=mu, loss=loss, s=s, J=J)
     kkt = math.nan
     if converged and not abs(gap) <= GAP_GUARD:
         converged = False  # the set conditions held, yet primal and dual disagree: refuse
@@ -294,7 +295,7 @@ def _certified_result(X, y, gamma, mu, loss, lam, coef, b, n_iter, converged, st
         if done is not None and done[0] is lam and done[1] is coef and done[2] == b:
             kkt = done[3]  # this very point was checked by the search that found it
         else:
-            kkt = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss=loss, s=s,
+            kkt = _kkt_residuals(X, y, coef, b, lam, alpha=alpha, mu=mu, loss=loss, s=s,
                                  s_terms=ft.norms * float(np.sqrt(lam @ lam)), z=z)["max"]
         converged = kkt <= KKT_GUARD
     if not converged:

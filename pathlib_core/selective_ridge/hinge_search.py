@@ -17,16 +17,16 @@ EXACT_SPLIT_ROWS = 2  # hinge: exact split-QP solve up to this many tight rows p
 POLISH_GAP = 1e-12  # hinge: a split-QP solution with a smaller relative gap is not re-solved
 
 
-def _objects_ok(X, y, coef, b, lam, gamma, mu, s=None):
+def _objects_ok(X, y, coef, b, lam, alpha, mu, s=None):
     """The object and bias conditions of a hinge-loss solution found outside the set
     iteration (whose inner problem meets them by construction): box, complementarity of
     ``lambda`` with the margins, ``1' lambda = 0`` (:func:`kkt_residuals`, to 1e-9)."""
-    r = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s,
+    r = _kkt_residuals(X, y, coef, b, lam, alpha=alpha, mu=mu, loss="hinge", s=s,
                        features=False)
     return max(r["objects"], r["bias"]) <= 1e-9
 
 
-def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
+def _hinge_search(X, y, alpha, mu, max_iter, tol, warm, use_lp, counts, ctx):
     """Hinge loss: a solution from the cutting-plane LP (``use_lp``; certified directly when
     no multiplier exceeds ``mu``) or else from the split QP (:mod:`.cuts`:
     interior-point rounds, then one exact active-set solve, whose sets the set iteration
@@ -47,7 +47,7 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
         over = over[np.argsort(-s_w[over], kind="stable")[:N]]
         rows = np.union1d(rows, over)
     if use_lp:
-        cut = hinge_lp_sets(X, y, gamma, mu, ftol, rows=rows, lp=ctx.lp, row_scale=ctx.row_scale)
+        cut = hinge_lp_sets(X, y, alpha, mu, ftol, rows=rows, lp=ctx.lp, row_scale=ctx.row_scale)
         if cut is None:
             ctx.lp = None  # a failed search: the next fit builds a fresh model
             return None
@@ -58,31 +58,31 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
             ctx.scores = (lam, s)
             K = np.flatnonzero(coef)
             if not _violations(s, mu, np.zeros(0, int), K, np.sign(s[K]), coef[K], ftol(lam),
-                               n, atol=ctx.ft.coef(lam, y, gamma)):
+                               n, atol=ctx.ft.coef(lam, y, alpha)):
                 # the object conditions too, by the certificate the result gets (kept for it)
                 z = _scores(X, coef) + b
-                kkt = _kkt_residuals(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s,
+                kkt = _kkt_residuals(X, y, coef, b, lam, alpha=alpha, mu=mu, loss="hinge", s=s,
                                      s_terms=ctx.ft.norms * float(np.sqrt(lam @ lam)), z=z)
                 if max(kkt["objects"], kkt["bias"]) <= 1e-9:
                     ctx.checked = (lam, coef, b, kkt["max"])
                     return lam, coef, b, 1, True, strong, coef != 0
             # not met to the tolerance: re-solve on its sets by the set iteration
-            return _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
+            return _resolve_on_sets(X, y, alpha, mu, "hinge", lam, strong, kink, max_iter, tol,
                                     ctx.ft)
         # strong features are wanted: the split QP, from the LP's rows and multipliers
         rows, lam0 = np.flatnonzero(strong | kink), lam
     if rows is None:
         return None
-    found = hinge_qp_sets(X, y, gamma, mu, ftol, rows, lam0, ctx.row_scale)
+    found = hinge_qp_sets(X, y, alpha, mu, ftol, rows, lam0, ctx.row_scale)
     if found is None:
         return None
     lam_i, strong_i, kink_i, W, z, counts["qp_rounds"] = found
     if strong_i.sum() + kink_i.sum() > EXACT_SPLIT_ROWS * N:
         # too many tight rows for the dense exact solve of the split QP: the set iteration
         # (N x N inner problems) re-solves on the interior-point sets, or the search fails
-        return _resolve_on_sets(X, y, gamma, mu, "hinge", lam_i, strong_i, kink_i, max_iter,
+        return _resolve_on_sets(X, y, alpha, mu, "hinge", lam_i, strong_i, kink_i, max_iter,
                                 tol, ctx.ft)
-    exact = hinge_qp_exact(X, y, gamma, mu, ftol, W, z, ctx.row_scale)
+    exact = hinge_qp_exact(X, y, alpha, mu, ftol, W, z, ctx.row_scale)
     if exact is None:
         return None
     lam, coef, b, rounds = exact
@@ -93,22 +93,22 @@ def _hinge_search(X, y, gamma, mu, max_iter, tol, warm, use_lp, counts, ctx):
     coef[strong] = s[strong]  # (20): equal to the multiplier, up to rounding
     P, K = np.flatnonzero(strong), np.flatnonzero(kink)
     if _violations(s, mu, P, K, np.sign(s[K]), coef[K], ft_lam, n,
-                   atol=ctx.ft.coef(lam, y, gamma)) or \
-            not _objects_ok(X, y, coef, b, lam, gamma, mu, s):
+                   atol=ctx.ft.coef(lam, y, alpha)) or \
+            not _objects_ok(X, y, coef, b, lam, alpha, mu, s):
         # the split QP's multipliers missed the conditions (its coefficients come from
         # multipliers, which are less accurate than s where the coefficients are small
         # next to the bias): the set iteration re-solves on its sets, or the search fails
-        return _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol,
+        return _resolve_on_sets(X, y, alpha, mu, "hinge", lam, strong, kink, max_iter, tol,
                                 ctx.ft)
     ctx.scores = (lam, s)
-    if abs(_duality_gap(X, y, coef, b, lam, gamma=gamma, mu=mu, loss="hinge", s=s)) \
+    if abs(_duality_gap(X, y, coef, b, lam, alpha=alpha, mu=mu, loss="hinge", s=s)) \
             <= POLISH_GAP:
         # already exact to rounding: a re-solve cannot improve it (on duplicated binary
         # features it can even fail after POLISH_ITER iterations, 0.15 s each on hiva)
         return lam, coef, b, rounds, True, strong, kink
     # the same sets through the set iteration's own inner problem (N multipliers): usually
     # one iteration, and a cleaner duality gap than the split QP's larger system
-    out = _resolve_on_sets(X, y, gamma, mu, "hinge", lam, strong, kink, max_iter, tol, ctx.ft)
+    out = _resolve_on_sets(X, y, alpha, mu, "hinge", lam, strong, kink, max_iter, tol, ctx.ft)
     if out is not None:
         return out[:3] + (rounds + out[3],) + out[4:]
     return lam, coef, b, rounds, True, strong, kink

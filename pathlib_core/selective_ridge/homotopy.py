@@ -22,7 +22,7 @@ from .objectives import _best_intercept
 __all__: list[str] = []
 
 
-def _mu_homotopy(X, y, gamma, mu_t, start, ft, max_steps):
+def _mu_homotopy(X, y, alpha, mu_t, start, ft, max_steps):
     """Exact homotopy in ``mu`` for the squared loss, from a certified point down to ``mu_t``.
 
     For fixed feature sets ``(P, K, sig)`` the inner system (34)-(35) with the kink rows has
@@ -35,7 +35,7 @@ def _mu_homotopy(X, y, gamma, mu_t, start, ft, max_steps):
     :func:`_dual_fit` (``converged`` is True only if the conditions hold at ``mu_t``, to the
     per-feature tolerances ``ft``, a :class:`_FeatureTol`).
     """
-    return _mu_homotopy_multi(X, y, gamma, [mu_t], start, ft, max_steps)[0]
+    return _mu_homotopy_multi(X, y, alpha, [mu_t], start, ft, max_steps)[0]
 
 
 def _homotopy_fail(N, n, steps=0):
@@ -49,7 +49,7 @@ REFRESH = 200  # rank-one / bordering updates of the inverse between exact refac
 class _InnerInverse:
     """The inverse of the inner matrix (sel-inner) for sets ``(P, K)``, kept up to date.
 
-    ``M = [[X_P X_P' + gamma I, 1, X_K], [1', 0, 0], [X_K', 0, 0]]`` with the kink rows in
+    ``M = [[X_P X_P' + alpha I, 1, X_K], [1', 0, 0], [X_K', 0, 0]]`` with the kink rows in
     insertion order. A feature entering / leaving ``P`` is a symmetric rank-one change of the
     top-left block (Sherman-Morrison), a kink row added / removed is a bordering step; each
     costs ``O(m^2)`` with ``m = N + 1 + |K|``. Every ``REFRESH`` updates, and whenever an
@@ -57,20 +57,21 @@ class _InnerInverse:
     ``M`` is singular.
     """
 
-    def __init__(self, X, gamma, P, K):
-        self.X, self.gamma = X, gamma
+    def __init__(self, X, alpha, P, K):
+        self.X, self.alpha = X, alpha
         self.N = X.shape[0]
         self.P = set(int(i) for i in P)
         self.K = [int(i) for i in K]
         self.G = X[:, sorted(self.P)] @ X[:, sorted(self.P)].T
         self.n_updates = 0
+        self.dependent = False  # the last kink row offered was left out (see add_kink)
         self.ok = self.refresh()
 
     def matrix(self):
         N, k = self.N, len(self.K)
         M = np.zeros((N + 1 + k, N + 1 + k))
         M[:N, :N] = self.G
-        M[np.arange(N), np.arange(N)] += self.gamma
+        M[np.arange(N), np.arange(N)] += self.alpha
         M[:N, N] = 1.0
         M[N, :N] = 1.0
         XK = self.X[:, self.K]
@@ -82,7 +83,7 @@ class _InnerInverse:
         self.G = self.X[:, sorted(self.P)] @ self.X[:, sorted(self.P)].T
         M = self.matrix()
         # inverted after the symmetric power-of-two scaling of _equilibration (the units of
-        # lambda are 1 / gamma where X_P X_P' is small); checked on the scaled matrix
+        # lambda are 1 / alpha where X_P X_P' is small); checked on the scaled matrix
         d = _equilibration(M, self.N)
         Ms = M * d[:, None] * d[None, :]
         try:
@@ -122,6 +123,13 @@ class _InnerInverse:
         return self._counted()
 
     def add_kink(self, i):
+        """Append the kink row of feature ``i``; False if the matrix cannot be inverted.
+
+        A row that depends on the bias and kink rows already there (a duplicated feature) is
+        left out: ``i`` stays a zero feature, held at ``|s_i| = mu`` by the rows it depends
+        on, and :attr:`dependent` is set.
+        """
+        self.dependent = False
         xi = self.X[:, i]
         w = self.Minv[:, : self.N] @ xi
         d = -float(xi @ w[: self.N])
@@ -130,6 +138,10 @@ class _InnerInverse:
         # rounding there, whatever the units of the inverse)
         if not self._pivot_ok(d, float(np.abs(xi) @ (np.abs(self.Minv[: self.N, : self.N])
                                                        @ np.abs(xi)))):
+            if self.refresh():
+                return True
+            self.K.pop()
+            self.dependent = True
             return self.refresh()
         m = len(w)
         Minv = np.empty((m + 1, m + 1))
@@ -153,7 +165,7 @@ class _InnerInverse:
         return self._counted()
 
 
-def _mu_homotopy_multi(X, y, gamma, targets, start, ft, max_steps):
+def _mu_homotopy_multi(X, y, alpha, targets, start, ft, max_steps):
     """:func:`_mu_homotopy` through several targets (decreasing) in one pass.
 
     Returns one :func:`_dual_fit`-style tuple per target; its ``n_iter`` entry is the number
@@ -169,7 +181,7 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ft, max_steps):
     targets = [float(t) for t in targets]
     out = []
     if start is None:
-        lam0 = _empty_dual(X, y, gamma, "squared")
+        lam0 = _empty_dual(X, y, alpha, "squared")
         mu_c = float(np.max(np.abs(X.T @ lam0), initial=0.0))
         P, K, sig = np.zeros(0, int), np.zeros(0, int), np.zeros(0)
     else:
@@ -177,7 +189,7 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ft, max_steps):
     if not targets or mu_c < targets[0]:
         return [_homotopy_fail(N, n) for _ in targets]
     XT = np.ascontiguousarray(X.T)
-    inv = _InnerInverse(X, gamma, P, K)
+    inv = _InnerInverse(X, alpha, P, K)
     signs = dict(zip((int(i) for i in K), (float(s) for s in sig), strict=True))
     last = -1
     steps = 0
@@ -197,26 +209,29 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ft, max_steps):
         la, ld = sol_a[:N], sol_d[:N]
         sa, sd = XT @ la, XT @ ld  # two matrix-vector products beat one (n x 2) product
         ka, kd = sol_a[N + 1:], sol_d[N + 1:]
-        # constraints c(mu) = alpha + beta * mu >= 0, with the feature and its new set
+        # constraints c(mu) = c_0 + c_1 * mu >= 0, with the feature and its new set
         inZ = np.ones(n, bool)
         inZ[P] = False
         inZ[K] = False
         z = np.flatnonzero(inZ)
         sP = np.sign(sa[P] + mu_c * sd[P])
-        alpha = np.concatenate([-sa[z], sa[z], sP * sa[P], sig * ka, -sig * ka])
-        beta = np.concatenate([1 - sd[z], 1 + sd[z], sP * sd[P] - 1, sig * kd, 1 - sig * kd])
+        c_0 = np.concatenate([-sa[z], sa[z], sP * sa[P], sig * ka, -sig * ka])
+        c_1 = np.concatenate([1 - sd[z], 1 + sd[z], sP * sd[P] - 1, sig * kd, 1 - sig * kd])
         idx = np.concatenate([z, z, P, K, K])
-        # going down in mu, c decreases where beta > 0; it crosses zero at -alpha / beta
-        # (c is in the units of s; beta * mu_c is its change over [0, mu_c])
-        grow = beta * mu_c > 1e-12 * np.abs(alpha)
-        cross = np.full(len(alpha), -np.inf)
-        cross[grow] = -alpha[grow] / beta[grow]
+        d_terms = np.concatenate([sd[z], sd[z], sd[P], kd, kd])
+        # going down in mu, c decreases where c_1 > 0; it crosses zero at -c_0 / c_1
+        # (c is in the units of s; c_1 * mu_c is its change over [0, mu_c])
+        # (a slope at rounding level of its terms, 1 and s_d, is none: a feature held at
+        # |s_i| = mu by a duplicate in the kink set has c = 0 identically)
+        grow = c_1 * mu_c > 1e-12 * (np.abs(c_0) + mu_c * (1.0 + np.abs(d_terms)))
+        cross = np.full(len(c_0), -np.inf)
+        cross[grow] = -c_0[grow] / c_1[grow]
         cross[(idx == last) & (cross >= mu_c * (1.0 - 1e-12))] = -np.inf
         j = int(np.argmax(cross)) if len(cross) else -1
         mu_next = float(cross[j]) if j >= 0 else -np.inf
         # every target in [mu_next, mu_c] lies on this affine piece: solve it exactly there
         while q < len(targets) and targets[q] >= mu_next:
-            out.append(_homotopy_point(X, y, gamma, targets[q], inv, sig, ft, steps))
+            out.append(_homotopy_point(X, y, alpha, targets[q], inv, sig, ft, steps))
             steps = 0
             if not out[-1][4]:
                 return out + [_homotopy_fail(N, n) for _ in targets[q + 1:]]
@@ -235,6 +250,8 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ft, max_steps):
             signs[i] = float(sgn) if sgn != 0 else 1.0
             if inv.ok:
                 inv.ok = inv.add_kink(i)
+                if inv.ok and inv.dependent:
+                    signs.pop(i)  # a duplicate of a kink feature: it stays at zero
         else:  # K -> Z or K -> P
             inv.ok = inv.remove_kink(i)
             signs.pop(i, None)
@@ -245,7 +262,7 @@ def _mu_homotopy_multi(X, y, gamma, targets, start, ft, max_steps):
     return out + [_homotopy_fail(N, n, steps) for _ in targets[q:]]
 
 
-def _homotopy_point(X, y, gamma, mu_t, inv, sig, ft, steps):
+def _homotopy_point(X, y, alpha, mu_t, inv, sig, ft, steps):
     """The exact solution at ``mu_t`` for the current sets, certified by the set conditions."""
     N, n = X.shape
     K = np.array(inv.K, dtype=int)
@@ -261,7 +278,7 @@ def _homotopy_point(X, y, gamma, mu_t, inv, sig, ft, steps):
         return _homotopy_fail(N, n, steps)
     lam, aK = sol[:N], sol[N + 1:]
     s = X.T @ lam
-    atol = ft.coef(lam, y, gamma)
+    atol = ft.coef(lam, y, alpha)
     if _violations(s, mu_t, P, K, sig, aK, ft.at(lam, mu_t), n, atol=atol):
         return _homotopy_fail(N, n, steps)
     aK = np.where(np.abs(aK) > atol[K], aK, 0.0)

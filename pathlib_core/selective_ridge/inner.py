@@ -23,9 +23,9 @@ __all__: list[str] = []
 
 def _equilibration(M, N):
     """Powers of two ``d`` such that ``diag(d) M diag(d)`` has a unit-size diagonal on its
-    first ``N`` rows (``H + gamma I`` of the inner system) and border rows whose largest entry
+    first ``N`` rows (``H + alpha I`` of the inner system) and border rows whose largest entry
     is of unit size: the symmetric scaling that makes the system's pivots and its condition
-    estimate independent of the units of ``lambda`` (which are ``1 / gamma`` where ``H`` is
+    estimate independent of the units of ``lambda`` (which are ``1 / alpha`` where ``H`` is
     small, as for a lasso-like fit, and smaller where ``H`` dominates)."""
     d = np.ones(len(M))
     dg = np.diag(M)[:N]
@@ -67,7 +67,7 @@ def _solve_bordered(M, R, N):
     """Solve the symmetric inner system ``M S = R`` (``N`` multiplier rows, then the border
     rows of the bias and the kink features): by the symmetric indefinite factorization of
     ``M``; where that fails, of ``M`` after the scaling of :func:`_equilibration` (a graded
-    matrix, e.g. ``gamma`` tiny next to ``X_P X_P'``, looks singular before it); where the
+    matrix, e.g. ``alpha`` tiny next to ``X_P X_P'``, looks singular before it); where the
     scaled matrix is singular to working precision (dependent kink rows, e.g. duplicated
     features), by the minimum-norm least-squares solution. Returns ``(S, ok)``; ``ok`` is
     False unless the (scaled) system is solved with a small backward error (1e-10 for a
@@ -88,7 +88,7 @@ def _solve_bordered(M, R, N):
     return Ss * d[:, None], ok
 
 
-def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
+def _solve_inner(X, y, alpha, mu, loss, P, K, sig, lam0, affine=False):
     """Inner problem (34)/(37) on the strong set ``P`` plus equalities ``x^{i'} lam = sig mu``
     for the kink set ``K``. Returns ``(lam, b, a_K, ok)``; with ``affine`` (squared loss) also
     the ``(N + 1 + |K|, 2)`` array ``S`` whose columns solve the system for the right-hand
@@ -99,7 +99,7 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
     H = XP @ XP.T  # N x N, the only Gram matrix ever formed
     XK = X[:, K]
     if loss == "squared":
-        H = H + gamma * np.eye(N)
+        H = H + alpha * np.eye(N)
         k = XK.shape[1]
         M = np.zeros((N + 1 + k, N + 1 + k))
         M[:N, :N] = H
@@ -116,8 +116,8 @@ def _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam0, affine=False):
         return out + (S,) if affine else out
     # hinge (37): the QP in u = lambda / sc with its objective divided by sc (see _lam_scale:
     # the multipliers of the equality rows, b and a_K, are unchanged)
-    sc = _lam_scale(gamma, mu, N * float(np.abs(XK).max()) if len(K) else None)
-    lb, ub = _box(y, gamma)
+    sc = _lam_scale(alpha, mu, N * float(np.abs(XK).max()) if len(K) else None)
+    lb, ub = _box(y, alpha)
     lb, ub = lb / sc, ub / sc
     A = np.vstack([np.ones((1, N)), XK.T])
     b = np.concatenate([[0.0], sig * (mu / sc)])

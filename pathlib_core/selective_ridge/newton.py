@@ -91,7 +91,7 @@ def _golden_section(f, n_eval):
 
 
 @single_blas_thread
-def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
+def paper_newton_iteration(X, y, *, alpha, mu, loss="squared", max_iter=100,
                            n_golden=40) -> NewtonIterationResult:
     r"""Run the paper's iteration (28)-(32) on the dual of the selective ridge criterion (11).
 
@@ -107,7 +107,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
 
     Parameters
     ----------
-    X, y, gamma, mu, loss
+    X, y, alpha, mu, loss
         As in :func:`pathlib_core.selective_ridge.fit.selective_fit`.
     max_iter : int
         Iteration cap.
@@ -124,7 +124,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
         :func:`pathlib_core.selective_ridge.fit.selective_fit` (which is certified by its duality
         gap).
     """
-    X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
+    X, y, alpha, mu, loss = _check(X, y, alpha, mu, loss)
     if mu is None:
         raise ValueError("mu must be given (>= 0)")
     max_iter = positive_int(max_iter, "max_iter")
@@ -133,7 +133,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
     empty = np.zeros(0, int)
 
     def W(lam):
-        return _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
+        return _dual_objective(X, y, lam, alpha=alpha, mu=mu, loss=loss)
 
     active = np.arange(n)  # I^0: every feature
     lam = np.zeros(N)
@@ -142,7 +142,7 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
     k = 0
     for k in range(1, max_iter + 1):
         sizes.append(len(active))
-        new, _, _, ok = _solve_inner(X, y, gamma, mu, loss, active, empty, np.zeros(0), lam)
+        new, _, _, ok = _solve_inner(X, y, alpha, mu, loss, active, empty, np.zeros(0), lam)
         if not ok:
             raise SolverError(f"paper_newton_iteration: the inner problem (27) failed at "
                                f"iteration {k}")
@@ -164,4 +164,4 @@ def paper_newton_iteration(X, y, *, gamma, mu, loss="squared", max_iter=100,
         active = nxt
     return NewtonIterationResult(dual=lam, objective=np.array(objective), step=np.array(steps),
                                  n_active=np.array(sizes), stopped=stopped, n_iter=k,
-                                 info={"mu": mu, "gamma": gamma, "loss": loss})
+                                 info={"mu": mu, "alpha": alpha, "loss": loss})

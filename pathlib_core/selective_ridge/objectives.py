@@ -94,14 +94,14 @@ def _scores(X, coef) -> np.ndarray:
     return X[:, nz] @ coef[nz] if 2 * nz.size < coef.size else X @ coef
 
 
-def _primal_objective(X, y, coef, intercept, *, gamma, mu, loss, z=None) -> float:
+def _primal_objective(X, y, coef, intercept, *, alpha, mu, loss, z=None) -> float:
     r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`
     (``z``: the scores ``X a + b`` if known)."""
     z = _scores(X, coef) + intercept if z is None else z
-    return float(gamma * _selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
+    return float(alpha * _selective_penalty(coef, mu).sum() + _loss(y, z, loss).sum())
 
 
-def _dual_objective(X, y, lam, *, gamma, mu, loss, s=None) -> float:
+def _dual_objective(X, y, lam, *, alpha, mu, loss, s=None) -> float:
     r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
 
     Feasibility (:math:`\sum\lambda_j = 0`, the box for the hinge loss) is not checked here.
@@ -110,48 +110,48 @@ def _dual_objective(X, y, lam, *, gamma, mu, loss, s=None) -> float:
     s = X.T @ lam if s is None else s
     w = 0.5 * np.maximum(0.0, s * s - mu * mu).sum()
     if loss == "squared":
-        w += 0.5 * gamma * float(lam @ lam) - float(y @ lam)
+        w += 0.5 * alpha * float(lam @ lam) - float(y @ lam)
     else:
         w -= float(y @ lam)
     return float(w)
 
 
-def _dual_infeasibility(y, lam, gamma, loss) -> float:
+def _dual_infeasibility(y, lam, alpha, loss) -> float:
     """Largest relative violation of the dual constraints: ``|1' lam| / sum |lam_j|`` and, for
-    the hinge loss, the box ``0 <= y_j lam_j <= 1 / (2 gamma)`` relative to its width."""
+    the hinge loss, the box ``0 <= y_j lam_j <= 1 / (2 alpha)`` relative to its width."""
     tot = float(np.abs(lam).sum())
     v = abs(float(lam.sum())) / tot if tot > 0 else 0.0
     if loss == "hinge":
-        c_box = 0.5 / gamma
+        c_box = 0.5 / alpha
         u = y * lam
         v = max(v, float(np.max(np.maximum(0.0, -u))) / c_box,
                 float(np.max(u - c_box, initial=0.0)) / c_box)
     return v
 
 
-def _gap_terms(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, J=None):
-    """``(J, D, scale)``: the primal value (11), the dual value ``-2 gamma W(lam)`` and the sum
+def _gap_terms(X, y, coef, intercept, lam, *, alpha, mu, loss, s=None, J=None):
+    """``(J, D, scale)``: the primal value (11), the dual value ``-2 alpha W(lam)`` and the sum
     of the absolute values of the terms of ``J - D`` (the scale of the gap; a feature with
     ``|s_i| > mu`` brings the terms ``s_i^2`` and ``mu^2`` of ``s_i^2 - mu^2``, which cancel
     where ``|s_i|`` is close to ``mu``)."""
     s = X.T @ lam if s is None else s
     if J is None:
-        J = _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
+        J = _primal_objective(X, y, coef, intercept, alpha=alpha, mu=mu, loss=loss)
     abs_s = np.abs(s)
     over = abs_s > mu
     pen = float(((abs_s[over] - mu) * (abs_s[over] + mu)).sum())
     pen_terms = float((abs_s[over] ** 2).sum()) + mu * mu * int(over.sum())
     ylam = float(y @ lam)
-    D = -gamma * pen + 2.0 * gamma * ylam
-    scale = J + gamma * pen_terms + 2.0 * gamma * float(np.abs(y) @ np.abs(lam))
+    D = -alpha * pen + 2.0 * alpha * ylam
+    scale = J + alpha * pen_terms + 2.0 * alpha * float(np.abs(y) @ np.abs(lam))
     if loss == "squared":
         ll = float(lam @ lam)
-        D -= gamma * gamma * ll
-        scale += gamma * gamma * ll
+        D -= alpha * alpha * ll
+        scale += alpha * alpha * ll
     return J, D, scale
 
 
-def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, J=None) -> float:
+def _duality_gap(X, y, coef, intercept, lam, *, alpha, mu, loss, s=None, J=None) -> float:
     r"""Relative duality gap :math:`(J(a, b) + 2\gamma W(\lambda))` over the sum of the absolute
     values of its terms, plus the relative dual infeasibility of ``lam``.
 
@@ -160,10 +160,10 @@ def _duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, J=None)
     :func:`duality_gap`). ``s``: ``X' lam``, ``J``: the primal value, if the caller has
     them already.
     """
-    J, D, scale = _gap_terms(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss, s=s,
+    J, D, scale = _gap_terms(X, y, coef, intercept, lam, alpha=alpha, mu=mu, loss=loss, s=s,
                              J=J)
     rel = (J - D) / scale if scale > 0 else 0.0
-    return float(rel + _dual_infeasibility(y, lam, gamma, loss))
+    return float(rel + _dual_infeasibility(y, lam, alpha, loss))
 
 
 def _ratio(v, scale):
@@ -171,7 +171,7 @@ def _ratio(v, scale):
     return np.divide(v, scale, out=np.zeros_like(v), where=scale > 0)
 
 
-def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, s_terms=None,
+def _kkt_residuals(X, y, coef, intercept, lam, *, alpha, mu, loss, s=None, s_terms=None,
                    features=True, z=None) -> dict:
     """The residuals of :func:`kkt_residuals` for trusted arrays (``s = X' lam`` if known).
 
@@ -201,13 +201,13 @@ def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, s_ter
     if z is None:
         z = _scores(X, a) + intercept
     if loss == "squared":
-        # gamma lam_j = y_j - z_j (33)
-        obj = _ratio(np.abs(gamma * lam - y + z), gamma * np.abs(lam) + np.abs(y) + fit)
+        # alpha lam_j = y_j - z_j (33)
+        obj = _ratio(np.abs(alpha * lam - y + z), alpha * np.abs(lam) + np.abs(y) + fit)
     else:
-        # 0 <= u_j = y_j lam_j <= 1/(2 gamma), u_j at the upper bound where y_j z_j < 1 and
+        # 0 <= u_j = y_j lam_j <= 1/(2 alpha), u_j at the upper bound where y_j z_j < 1 and
         # at 0 where y_j z_j > 1 (36): complementarity as the smaller of the multiplier's
         # share of its range and the margin's slack relative to 1 + |terms of z_j|
-        c_box = 0.5 / gamma
+        c_box = 0.5 / alpha
         u = y * lam / c_box
         m = y * z
         ms = 1.0 + fit
@@ -223,24 +223,24 @@ def _kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss, s=None, s_ter
             "max": max(feat_max, obj_max, bias)}
 
 
-def _check(X, y, gamma, mu, loss):
+def _check(X, y, alpha, mu, loss):
     X = as_matrix(X, "X")
     loss = check_choice(loss, "loss", LOSSES)
     if loss == "hinge":
         y = as_binary_labels(y, "y", length=X.shape[0])
     else:
         y = as_vector(y, "y", length=X.shape[0], length_of="X")
-    gamma = positive_scalar(gamma, "gamma")
+    alpha = positive_scalar(alpha, "alpha")
     if mu is not None:
         mu = positive_scalar(mu, "mu", allow_zero=True)
-    return X, y, gamma, mu, loss
+    return X, y, alpha, mu, loss
 
 
-def _check_point(X, y, gamma, mu, loss, coef=None, intercept=None, lam=None):
-    X, y, gamma, mu, loss = _check(X, y, gamma, mu, loss)
+def _check_point(X, y, alpha, mu, loss, coef=None, intercept=None, lam=None):
+    X, y, alpha, mu, loss = _check(X, y, alpha, mu, loss)
     if mu is None:
         raise ValueError("mu must be given (>= 0)")
-    out = [X, y, gamma, mu, loss]
+    out = [X, y, alpha, mu, loss]
     if coef is not None:
         out.append(as_vector(coef, "coef", length=X.shape[1], length_of="X'"))
         out.append(finite_scalar(intercept, "intercept"))
@@ -249,7 +249,7 @@ def _check_point(X, y, gamma, mu, loss, coef=None, intercept=None, lam=None):
     return out
 
 
-def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
+def primal_objective(X, y, coef, intercept, *, alpha, mu, loss) -> float:
     r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`.
 
     Arguments are validated (``ValueError`` naming the argument); see :func:`selective_fit`.
@@ -273,8 +273,9 @@ def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
         Direction vector :math:`a`.
     intercept : float
         Bias :math:`b`.
-    gamma : float > 0
-        Regularization weight :math:`\gamma`.
+    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
     mu : float >= 0
         Selectivity :math:`\mu`.
     loss : {"squared", "hinge"}
@@ -288,15 +289,15 @@ def primal_objective(X, y, coef, intercept, *, gamma, mu, loss) -> float:
     Raises
     ------
     ValueError
-        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
         outside {-1, +1} or a single class, unknown ``loss``.
     """
-    X, y, gamma, mu, loss, coef, intercept = _check_point(X, y, gamma, mu, loss, coef,
+    X, y, alpha, mu, loss, coef, intercept = _check_point(X, y, alpha, mu, loss, coef,
                                                           intercept)
-    return _primal_objective(X, y, coef, intercept, gamma=gamma, mu=mu, loss=loss)
+    return _primal_objective(X, y, coef, intercept, alpha=alpha, mu=mu, loss=loss)
 
 
-def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
+def dual_objective(X, y, lam, *, alpha, mu, loss) -> float:
     r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
 
     Feasibility of ``lam`` is not checked here (see :func:`duality_gap`). In the scaling of
@@ -327,8 +328,9 @@ def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
         Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
         (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
         :attr:`SelectiveResult.dual`.
-    gamma : float > 0
-        Regularization weight :math:`\gamma`.
+    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
     mu : float >= 0
         Selectivity :math:`\mu`.
     loss : {"squared", "hinge"}
@@ -342,14 +344,14 @@ def dual_objective(X, y, lam, *, gamma, mu, loss) -> float:
     Raises
     ------
     ValueError
-        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
         outside {-1, +1} or a single class, unknown ``loss``.
     """
-    X, y, gamma, mu, loss, lam = _check_point(X, y, gamma, mu, loss, lam=lam)
-    return _dual_objective(X, y, lam, gamma=gamma, mu=mu, loss=loss)
+    X, y, alpha, mu, loss, lam = _check_point(X, y, alpha, mu, loss, lam=lam)
+    return _dual_objective(X, y, lam, alpha=alpha, mu=mu, loss=loss)
 
 
-def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
+def duality_gap(X, y, coef, intercept, lam, *, alpha, mu, loss) -> float:
     r"""Relative duality gap: :math:`J(a, b) + 2\gamma W(\lambda)` over the size of its terms.
 
     Zero (to rounding) exactly when ``(coef, intercept)`` is optimal for (11) and ``lam`` is
@@ -393,8 +395,9 @@ def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
         Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
         (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
         :attr:`SelectiveResult.dual`.
-    gamma : float > 0
-        Regularization weight :math:`\gamma`.
+    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
     mu : float >= 0
         Selectivity :math:`\mu`.
     loss : {"squared", "hinge"}
@@ -408,15 +411,15 @@ def duality_gap(X, y, coef, intercept, lam, *, gamma, mu, loss) -> float:
     Raises
     ------
     ValueError
-        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
         outside {-1, +1} or a single class, unknown ``loss``.
     """
-    X, y, gamma, mu, loss, coef, intercept, lam = _check_point(X, y, gamma, mu, loss, coef,
+    X, y, alpha, mu, loss, coef, intercept, lam = _check_point(X, y, alpha, mu, loss, coef,
                                                                intercept, lam)
-    return _duality_gap(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss)
+    return _duality_gap(X, y, coef, intercept, lam, alpha=alpha, mu=mu, loss=loss)
 
 
-def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
+def kkt_residuals(X, y, coef, intercept, lam, *, alpha, mu, loss) -> dict:
     r"""Optimality conditions of (11) at ``(a, b)`` with multipliers ``lam`` (eqs. (17)-(20)).
 
     With :math:`s = X^\top\lambda` the conditions are, feature by feature (eq. (20) plus the
@@ -458,8 +461,9 @@ def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
         Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
         (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
         :attr:`SelectiveResult.dual`.
-    gamma : float > 0
-        Regularization weight :math:`\gamma`.
+    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
     mu : float >= 0
         Selectivity :math:`\mu`.
     loss : {"squared", "hinge"}
@@ -474,12 +478,12 @@ def kkt_residuals(X, y, coef, intercept, lam, *, gamma, mu, loss) -> dict:
     Raises
     ------
     ValueError
-        Non-finite or mis-shaped arrays, ``gamma <= 0``, ``mu < 0`` or missing, hinge labels
+        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
         outside {-1, +1} or a single class, unknown ``loss``.
     """
-    X, y, gamma, mu, loss, coef, intercept, lam = _check_point(X, y, gamma, mu, loss, coef,
+    X, y, alpha, mu, loss, coef, intercept, lam = _check_point(X, y, alpha, mu, loss, coef,
                                                                intercept, lam)
-    return _kkt_residuals(X, y, coef, intercept, lam, gamma=gamma, mu=mu, loss=loss)
+    return _kkt_residuals(X, y, coef, intercept, lam, alpha=alpha, mu=mu, loss=loss)
 
 
 # ----------------------------------------------------------------------------------------

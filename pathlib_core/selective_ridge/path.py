@@ -19,7 +19,7 @@ from .units import SET_TOL, _Units
 __all__ = ["selectivity_path"]
 
 
-def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL, set_search=True):
+def _homotopy_fits(X, y, alpha, start_fit, mus, max_iter, ctx, tol=SET_TOL, set_search=True):
     """Squared-loss fits at the decreasing ``mus`` from one homotopy pass that starts at the
     sets of ``start_fit``; a grid point the pass does not certify is fitted on its own."""
     t0 = time.perf_counter()
@@ -28,37 +28,37 @@ def _homotopy_fits(X, y, gamma, start_fit, mus, max_iter, ctx, tol=SET_TOL, set_
     sig0 = np.sign(X.T @ start_fit.dual)[K0]
     sig0[sig0 == 0] = 1.0
     start = (float(info["mu"]), np.flatnonzero(info["strong"]), K0, sig0)
-    outs = _mu_homotopy_multi(X, y, gamma, mus, start, ctx.ft,
+    outs = _mu_homotopy_multi(X, y, alpha, mus, start, ctx.ft,
                               max_steps=10 * X.shape[1] + 1000)
     fits = []
     prev = start_fit
     for mu, out in zip(mus, outs, strict=True):
         if out[4]:
             lam, coef, b, steps, converged, strong, kink = out
-            prev = _certified_result(X, y, gamma, mu, "squared", lam, coef, b, steps,
+            prev = _certified_result(X, y, alpha, mu, "squared", lam, coef, b, steps,
                                      converged, strong, kink, t0, ft=ctx.ft,
                                      homotopy_steps=steps)
         else:
-            prev = _selective_fit(X, y, gamma, mu, "squared", "dual", prev, max_iter, tol, ctx,
+            prev = _selective_fit(X, y, alpha, mu, "squared", "dual", prev, max_iter, tol, ctx,
                                   set_search)
         fits.append(prev)
         t0 = time.perf_counter()
     return fits
 
 
-def _point_residual(X, y, rec, *, gamma, mu, loss, absX=None) -> float:
+def _point_residual(X, y, rec, *, alpha, mu, loss, absX=None) -> float:
     """Certificate of one fitted point: the largest componentwise KKT residual
     (:func:`kkt_residuals`); rounding level (1e-16 to 1e-13) at an optimum, in any units.
     ``absX``: ``|X|`` if the caller keeps it. (The duality gap, a sum over all features, is
     kept in the record; with features of very different scales its rounding is that of the
     largest terms, 1e-12 relative on a problem whose conditions all hold to 1e-14.)"""
     s_terms = None if absX is None else absX.T @ np.abs(rec.dual)
-    return float(_kkt_residuals(X, y, rec.coef, rec.intercept, rec.dual, gamma=gamma, mu=mu,
+    return float(_kkt_residuals(X, y, rec.coef, rec.intercept, rec.dual, alpha=alpha, mu=mu,
                                 loss=loss, s_terms=s_terms)["max"])
 
 
 @single_blas_thread
-def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_iter=200,
+def selectivity_path(X, y, *, alpha, loss="squared", n_mu=20, ratio=1e-6, max_iter=200,
                      set_search=True) -> SolutionPath:
     r"""Rough regularization path over the selectivity grid (42), from ``mu_0`` downwards.
 
@@ -82,8 +82,10 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     y : array_like of shape (N,)
         Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
         (``loss="hinge"``).
-    gamma : float > 0
-        Regularization weight :math:`\gamma`, fixed along the path (keyword-only).
+    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere); fixed
+        along the path (keyword-only).
     loss : {"squared", "hinge"}, default "squared"
         Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)).
     n_mu : int >= 2, default 20
@@ -122,7 +124,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
         A grid point whose dual iteration did not meet its optimality conditions (see
         :func:`selective_fit`).
     """
-    X, y, gamma, _, loss = _check(X, y, gamma, None, loss)
+    X, y, alpha, _, loss = _check(X, y, alpha, None, loss)
     n_mu = positive_int(n_mu, "n_mu", minimum=2)
     max_iter = positive_int(max_iter, "max_iter")
     set_search = _check_flag(set_search, "set_search")
@@ -135,7 +137,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     # exactly
     units = _Units.of(X, y, loss)
     Xs, ys = units.data(X, y)
-    gs = units.gamma_in(gamma)
+    gs = units.alpha_in(alpha)
     m0s = _mu_0(Xs, ys, gs, loss)
     if m0s <= 0:
         raise ValueError("mu_0 is 0 for these data (no feature correlates with y): the "
@@ -174,7 +176,7 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
 
     def _refit_from(start):
         def fn(t):
-            return selective_fit(X, y, gamma=gamma, mu=float(t), loss=loss, warm_start=start,
+            return selective_fit(X, y, alpha=alpha, mu=float(t), loss=loss, warm_start=start,
                                  max_iter=max_iter, set_search=set_search)
         return fn
 
@@ -186,8 +188,8 @@ def selectivity_path(X, y, *, gamma, loss="squared", n_mu=20, ratio=1e-6, max_it
     def residual(t, rec):
         if not abs_x:
             abs_x.append(np.abs(X))
-        return _point_residual(X, y, rec, gamma=gamma, mu=t, loss=loss, absX=abs_x[0])
+        return _point_residual(X, y, rec, alpha=alpha, mu=t, loss=loss, absX=abs_x[0])
 
     return SolutionPath("selectivity", segs, events, residual=residual, direction=-1,
                 info={"mu_0": m0, "n_iter": [f.n_iter for f in fits[::-1]],
-                      "time": time.perf_counter() - t0, "loss": loss, "gamma": gamma})
+                      "time": time.perf_counter() - t0, "loss": loss, "alpha": alpha})

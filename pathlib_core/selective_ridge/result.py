@@ -10,7 +10,7 @@ __all__ = ["SelectiveResult"]
 
 @dataclass
 class SelectiveResult:
-    """Solution of the selective ridge problem (11) at one ``(gamma, mu)``.
+    """Solution of the selective ridge problem (11) at one ``(alpha, mu)``.
 
     Attributes
     ----------

@@ -18,7 +18,7 @@ __all__: list[str] = []
 POLISH_ITER = 10  # set iterations from the sets the ALM search or the hinge LP proposes
 
 
-def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
+def _dual_fit(X, y, alpha, mu, loss, warm, max_iter, tol, max_active=None,
               stall_window=None, ft=None, ctx=None):
     """The set iteration; ``max_active``: give up (not converged) once the strong and kink
     sets together hold more features than that; ``stall_window``: give up when, from the
@@ -81,10 +81,10 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
             sol = S_new[:, 0] + mu * S_new[:, 1]
             lam_new, b_new, aK_new, ok = sol[:N], float(sol[N]), sol[N + 1:], True
         elif affine:
-            lam_new, b_new, aK_new, ok, S_new = _solve_inner(X, y, gamma, mu, loss, P, K, sig,
+            lam_new, b_new, aK_new, ok, S_new = _solve_inner(X, y, alpha, mu, loss, P, K, sig,
                                                              lam, affine=True)
         else:
-            lam_new, b_new, aK_new, ok = _solve_inner(X, y, gamma, mu, loss, P, K, sig, lam)
+            lam_new, b_new, aK_new, ok = _solve_inner(X, y, alpha, mu, loss, P, K, sig, lam)
         if not ok:
             # inconsistent / infeasible kink rows: go back to the last solved sets and from
             # now on make one change at a time (the next largest violation if one fails)
@@ -111,7 +111,7 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
         # every violator at once
         room = max(1, min(N - 1 - len(K), max(4, len(P) + len(K))))
         moves = _violations(s, mu, P, K, sig, aK, ft.at(lam, mu), n, max_enter=room,
-                            atol=ft.coef(lam, y, gamma) if len(K) else None) if mu > 0 else []
+                            atol=ft.coef(lam, y, alpha) if len(K) else None) if mu > 0 else []
         if not moves:
             converged = True
             break
@@ -147,7 +147,7 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
         ctx.scores = (lam, s)
         if affine:
             ctx.inner = (P, K, sig, S) if converged else None
-    aK = np.where(np.abs(aK) > ft.coef(lam, y, gamma)[K], aK, 0.0)
+    aK = np.where(np.abs(aK) > ft.coef(lam, y, alpha)[K], aK, 0.0)
     coef = _coef_from(s, P, K, aK, n)
     f = _scores(X, coef)
     b = _best_intercept(f, y, loss, hint=b)
@@ -158,11 +158,11 @@ def _dual_fit(X, y, gamma, mu, loss, warm, max_iter, tol, max_active=None,
     return lam, coef, b, n_iter, converged, strong, kink
 
 
-def _resolve_on_sets(X, y, gamma, mu, loss, lam, strong, kink, max_iter, tol, ft=None):
+def _resolve_on_sets(X, y, alpha, mu, loss, lam, strong, kink, max_iter, tol, ft=None):
     """The set iteration started at proposed sets (a search's): at most ``POLISH_ITER``
     iterations; the :func:`_dual_fit` tuple if the set conditions (20) are met, else None."""
     start = SelectiveResult(coef=np.zeros(X.shape[1]), intercept=0.0, dual=lam,
                             active=strong | kink, n_iter=0, objective=math.nan, gap=math.nan,
                             method="dual", info={"strong": strong, "kink": kink})
-    out = _dual_fit(X, y, gamma, mu, loss, start, min(max_iter, POLISH_ITER), tol, ft=ft)
+    out = _dual_fit(X, y, alpha, mu, loss, start, min(max_iter, POLISH_ITER), tol, ft=ft)
     return out if out[4] else None

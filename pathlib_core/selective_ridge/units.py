@@ -38,13 +38,13 @@ class _Units:
 
     for the squared loss (the penalty obeys
     :math:`r_\mu(a / c) = r_{c\mu}(a) / c^2`), so the solution of the problem on
-    ``(sX, ty)`` at ``(gamma s^2, mu t / s)`` is ``(t a / s, t b)`` with multipliers
+    ``(sX, ty)`` at ``(alpha s^2, mu t / s)`` is ``(t a / s, t b)`` with multipliers
     ``t lambda / s^2`` and ``s = X' lambda`` scaled by ``t / s``. The hinge loss fixes the
     margin at 1, which leaves ``t = 1``. The solver works on ``X / 2^{e_X}`` (largest column
     norm in [1/2, 1)) when the largest column norm of ``X`` is outside ``X_WINDOW`` (inside
     it, ``X`` as it is: scaling it would cost a copy of ``X``) and, for the squared loss, on
     ``y / 2^{e_y}``; with powers of two every conversion is exact, so scaling the user's
-    ``y``, or an ``X`` outside the window, by a power of two (with ``gamma`` and ``mu``
+    ``y``, or an ``X`` outside the window, by a power of two (with ``alpha`` and ``mu``
     transformed as above) changes the results by exactly that factor, and any other
     scaling changes them by that factor to rounding.
     Scaling single features is not a symmetry: ``r_mu`` is not homogeneous, and feature
@@ -78,11 +78,11 @@ class _Units:
     def data(self, X, y):
         return (X if self.s == 1.0 else X * self.s), (y if self.t == 1.0 else y * self.t)
 
-    def gamma_in(self, gamma):
-        g = gamma * self.s * self.s
+    def alpha_in(self, alpha):
+        g = alpha * self.s * self.s
         if not (np.isfinite(g) and g >= np.finfo(float).tiny):
-            raise ValueError(f"gamma = {gamma:g} is out of floating-point range relative to the "
-                             f"scale of X (gamma / max|X|^2 = {g:g} in the solver's units)")
+            raise ValueError(f"alpha = {alpha:g} is out of floating-point range relative to the "
+                             f"scale of X (alpha / max|X|^2 = {g:g} in the solver's units)")
         return g
 
     def mu_in(self, mu):
@@ -132,13 +132,13 @@ class _FeatureTol:
         ln = float(np.sqrt(lam @ lam)) if lam_norm is None else lam_norm
         return self.unit * ln + self.tol * float(mu)
 
-    def coef(self, lam, y, gamma) -> np.ndarray:
+    def coef(self, lam, y, alpha) -> np.ndarray:
         """Tolerance of a kink coefficient ``a_i`` (for its sign, and below which it is
-        rounding): ``tol (||y|| + gamma ||lam||) / ||x^i||``, the size of ``a_i`` whose
+        rounding): ``tol (||y|| + alpha ||lam||) / ||x^i||``, the size of ``a_i`` whose
         contribution ``x^i a_i`` to the scores is ``tol`` times the terms of the object
         conditions. ``mu`` is no scale for it: in a lasso-like fit (large ``mu``) every
         active coefficient is far below ``mu``."""
-        return self.tol * (float(np.sqrt(y @ y)) + gamma * float(np.sqrt(lam @ lam))) \
+        return self.tol * (float(np.sqrt(y @ y)) + alpha * float(np.sqrt(lam @ lam))) \
             * self.inv
 
     def bind(self, mu):

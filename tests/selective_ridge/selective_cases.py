@@ -14,12 +14,12 @@ def linear_data(N, n, seed):
     return X, y
 
 
-def assert_certified_and_primal(X, y, gamma, mu, r):
+def assert_certified_and_primal(X, y, alpha, mu, r):
     """``r`` is certified (gap, KKT) and agrees with the cvxpy primal of (11)."""
     assert abs(r.gap) <= 1e-9
-    assert kkt_residuals(X, y, r.coef, r.intercept, r.dual, gamma=gamma, mu=mu,
+    assert kkt_residuals(X, y, r.coef, r.intercept, r.dual, alpha=alpha, mu=mu,
                          loss="squared")["max"] <= 1e-7
-    p = selective_fit(X, y, gamma=gamma, mu=mu, method="primal")
+    p = selective_fit(X, y, alpha=alpha, mu=mu, method="primal")
     scale = max(1.0, abs(p.objective))
     assert r.objective <= p.objective + 1e-7 * scale
     assert abs(r.objective - p.objective) <= 1e-6 * scale
@@ -49,7 +49,7 @@ def make_degenerate(X, kind):
 @st.composite
 def degenerate_squared(draw, fracs=(0.01, 0.1, 0.5, 0.9)):
     """Small regression problems with duplicate objects or features, collinear or constant
-    features, or ties (rounded entries); returns ``(X, y, gamma, mu / mu_0)``."""
+    features, or ties (rounded entries); returns ``(X, y, alpha, mu / mu_0)``."""
     seed = draw(st.integers(0, 2**16))
     N = draw(st.integers(4, 12))
     n = draw(st.integers(2, 25))
@@ -57,6 +57,6 @@ def degenerate_squared(draw, fracs=(0.01, 0.1, 0.5, 0.9)):
     X = np.round(rng.standard_normal((N, n)), draw(st.sampled_from([0, 1, 3])))
     make_degenerate(X, draw(st.sampled_from(DEGENERACIES)))
     y = np.round(X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(N), 1)
-    gamma = draw(st.sampled_from([0.1, 1.0, 10.0]))
+    alpha = draw(st.sampled_from([0.1, 1.0, 10.0]))
     frac = draw(st.sampled_from(list(fracs)))
-    return X, y, gamma, frac
+    return X, y, alpha, frac

@@ -18,23 +18,23 @@ from pathlib_core.selective_ridge.alm import _prox, _ZoneGram, alm_sets
 
 @pytest.mark.parametrize("sigma", [1e-3, 0.1, 1.0, 30.0])
 def test_prox_is_the_minimizer_of_the_scaled_penalty(sigma):
-    gamma, mu = 0.7, 0.4
+    alpha, mu = 0.7, 0.4
     rng = np.random.default_rng(0)
     v = np.concatenate([rng.normal(scale=3.0, size=40),
-                        [0.0, 2 * sigma * gamma * mu, -(mu + 2 * sigma * gamma * mu)]])
-    z, d = _prox(v, sigma, gamma, mu)
+                        [0.0, 2 * sigma * alpha * mu, -(mu + 2 * sigma * alpha * mu)]])
+    z, d = _prox(v, sigma, alpha, mu)
     for vi, zi in zip(v, z, strict=True):
         def f(t, vi=vi):
-            return sigma * gamma * (2 * mu * abs(t) + max(0.0, abs(t) - mu) ** 2) \
+            return sigma * alpha * (2 * mu * abs(t) + max(0.0, abs(t) - mu) ** 2) \
                 + 0.5 * (t - vi) ** 2
         ref = minimize_scalar(f, bracket=(-10, 10), tol=1e-12).x
         assert f(zi) <= f(ref) + 1e-12
         assert abs(zi - ref) <= 1e-6
-    # the derivative: 0 on the dead zone, 1 on the lasso zone, 1 / (1 + 2 sigma gamma) beyond
+    # the derivative: 0 on the dead zone, 1 on the lasso zone, 1 / (1 + 2 sigma alpha) beyond
     h = 1e-7
-    inner = np.abs(np.abs(v) - 2 * sigma * gamma * mu) > 1e-5
-    inner &= np.abs(np.abs(v) - (mu + 2 * sigma * gamma * mu)) > 1e-5
-    fd = (_prox(v + h, sigma, gamma, mu)[0] - _prox(v - h, sigma, gamma, mu)[0]) / (2 * h)
+    inner = np.abs(np.abs(v) - 2 * sigma * alpha * mu) > 1e-5
+    inner &= np.abs(np.abs(v) - (mu + 2 * sigma * alpha * mu)) > 1e-5
+    fd = (_prox(v + h, sigma, alpha, mu)[0] - _prox(v - h, sigma, alpha, mu)[0]) / (2 * h)
     np.testing.assert_allclose(d[inner], fd[inner], atol=1e-6)
 
 
@@ -42,14 +42,14 @@ def test_prox_is_the_minimizer_of_the_scaled_penalty(sigma):
 @pytest.mark.parametrize("shape", [(25, 8), (20, 150)], ids=["N>n", "N<n"])
 def test_alm_sets_give_the_cvxpy_primal_and_the_homotopy_result(frac, shape):
     X, y = _data(*shape, seed=3)
-    gamma = 1.0
-    mu = frac * mu_0(X, y, gamma=gamma)
+    alpha = 1.0
+    mu = frac * mu_0(X, y, alpha=alpha)
     # max_iter=1: the set iteration cannot converge first, so the ALM search is used
-    r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    r = selective_fit(X, y, alpha=alpha, mu=mu, max_iter=1)
     assert r.info["alm_newton"] > 0 and r.info["homotopy_steps"] == 0
     assert not r.info["rescued"] and r.active.any()
-    _assert_certified_and_primal(X, y, gamma, mu, r)
-    h = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, set_search=False)
+    _assert_certified_and_primal(X, y, alpha, mu, r)
+    h = selective_fit(X, y, alpha=alpha, mu=mu, max_iter=1, set_search=False)
     assert h.info["homotopy_steps"] > 0
     np.testing.assert_allclose(r.coef, h.coef, atol=1e-8)
     np.testing.assert_allclose(r.dual, h.dual, atol=1e-8)
@@ -59,30 +59,30 @@ def test_paper_regime_on_eeg_like_data_is_found_without_the_homotopy():
     # a quarter of the features strongly active: the regime where the set iteration alone
     # stalls; the ALM sets are certified directly
     X, y = eeg_like(n_objects=40, n_channels=10, n_samples=30, seed=0)
-    gamma = 1.0
-    mu = 1e-4 * mu_0(X, y, gamma=gamma)
-    r = selective_fit(X, y, gamma=gamma, mu=mu)
+    alpha = 1.0
+    mu = 1e-4 * mu_0(X, y, alpha=alpha)
+    r = selective_fit(X, y, alpha=alpha, mu=mu)
     assert r.info["alm_newton"] > 0 and r.info["homotopy_steps"] == 0
     assert r.info["strong"].sum() > 0.1 * X.shape[1]
-    _assert_certified_and_primal(X, y, gamma, mu, r)
+    _assert_certified_and_primal(X, y, alpha, mu, r)
 
 
 def test_a_warm_start_from_a_larger_mu_gives_the_same_fit():
     X, y = _data(20, 200, seed=5)
-    gamma = 0.5
-    m0 = mu_0(X, y, gamma=gamma)
-    warm = selective_fit(X, y, gamma=gamma, mu=0.2 * m0)
+    alpha = 0.5
+    m0 = mu_0(X, y, alpha=alpha)
+    warm = selective_fit(X, y, alpha=alpha, mu=0.2 * m0)
     mu = 0.002 * m0
-    hot = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1, warm_start=warm)
-    cold = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    hot = selective_fit(X, y, alpha=alpha, mu=mu, max_iter=1, warm_start=warm)
+    cold = selective_fit(X, y, alpha=alpha, mu=mu, max_iter=1)
     assert hot.info["alm_newton"] > 0
     np.testing.assert_allclose(hot.dual, cold.dual, atol=1e-8)
-    _assert_certified_and_primal(X, y, gamma, mu, hot)
+    _assert_certified_and_primal(X, y, alpha, mu, hot)
 
 
 def test_sets_that_cannot_be_certified_are_never_returned():
     X, y = _data(20, 150, seed=1)
-    mu = 0.01 * mu_0(X, y, gamma=1.0)
+    mu = 0.01 * mu_0(X, y, alpha=1.0)
     calls = []
 
     def refuse(strong, kink, lam):
@@ -95,12 +95,12 @@ def test_sets_that_cannot_be_certified_are_never_returned():
 
 def test_a_failing_search_falls_back_to_the_homotopy(monkeypatch):
     X, y = _data(20, 150, seed=1)
-    gamma = 1.0
-    mu = 0.01 * mu_0(X, y, gamma=gamma)
+    alpha = 1.0
+    mu = 0.01 * mu_0(X, y, alpha=alpha)
     monkeypatch.setattr(fit_module, "alm_sets", lambda *a, **k: (None, 7))
-    r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
+    r = selective_fit(X, y, alpha=alpha, mu=mu, max_iter=1)
     assert r.info["alm_newton"] == 7 and r.info["homotopy_steps"] > 0
-    _assert_certified_and_primal(X, y, gamma, mu, r)
+    _assert_certified_and_primal(X, y, alpha, mu, r)
 
 
 @settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
@@ -108,13 +108,13 @@ def test_a_failing_search_falls_back_to_the_homotopy(monkeypatch):
 def test_degenerate_data_give_certified_fits_whatever_stage_finishes(problem):
     # duplicates, collinear and constant features, ties: the ALM search, the homotopy or the
     # cvxpy restart may finish the fit; whichever does, the result must be optimal
-    X, y, gamma, frac = problem
-    m0 = mu_0(X, y, gamma=gamma)
+    X, y, alpha, frac = problem
+    m0 = mu_0(X, y, alpha=alpha)
     if m0 <= 0:
         return
     mu = frac * m0
-    r = selective_fit(X, y, gamma=gamma, mu=mu, max_iter=1)
-    _assert_certified_and_primal(X, y, gamma, mu, r)
+    r = selective_fit(X, y, alpha=alpha, mu=mu, max_iter=1)
+    _assert_certified_and_primal(X, y, alpha, mu, r)
 
 
 def test_zone_gram_updates_equal_a_direct_computation():

@@ -17,14 +17,14 @@ from pathlib_core.selective_ridge import fit as fit_module
 from pathlib_core.selective_ridge.cuts import hinge_lp_sets, hinge_qp_exact, hinge_qp_sets
 
 
-def _check(X, y, gamma, mu, d):
+def _check(X, y, alpha, mu, d):
     """``d`` is certified and agrees with the cvxpy primal of (11)."""
-    p = selective_fit(X, y, gamma=gamma, mu=mu, loss="hinge", method="primal")
+    p = selective_fit(X, y, alpha=alpha, mu=mu, loss="hinge", method="primal")
     scale = max(1.0, abs(p.objective))
     assert abs(d.gap) <= 1e-9
     assert d.objective <= p.objective + 1e-9 * scale
     assert abs(d.objective - p.objective) <= 1e-7 * scale
-    assert kkt_residuals(X, y, d.coef, d.intercept, d.dual, gamma=gamma, mu=mu,
+    assert kkt_residuals(X, y, d.coef, d.intercept, d.dual, alpha=alpha, mu=mu,
                          loss="hinge")["max"] <= 1e-8
 
 
@@ -39,7 +39,7 @@ def _binary_duplicated(N, n, seed):
 
 def test_split_qp_solves_the_dual_with_strong_features_exactly():
     X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=1)
-    mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
+    mu = 0.01 * mu_0(X, y, alpha=1.0, loss="hinge")
     ftol = 1e-10 * (1 + np.abs(X).max() * 2)
     lam, _, _, strong, kink, _, _ = hinge_lp_sets(X, y, 1.0, mu, ftol)
     assert strong.any()  # the LP is not the dual here
@@ -58,17 +58,17 @@ def test_split_qp_solves_the_dual_with_strong_features_exactly():
     kinkm = act & ~big
     assert np.all(coef[kinkm] * s[kinkm] >= 0) and np.all(np.abs(coef[kinkm]) <= mu * (1 + 1e-9))
     assert np.all(np.abs(s[~act]) <= mu * (1 + 1e-9))
-    d = selective_fit(X, y, gamma=1.0, mu=mu, loss="hinge")
+    d = selective_fit(X, y, alpha=1.0, mu=mu, loss="hinge")
     assert abs(d.objective - primal_objective(
-        X, y, coef, b, gamma=1.0, mu=mu, loss="hinge")) <= 1e-9 * max(1.0, abs(d.objective))
+        X, y, coef, b, alpha=1.0, mu=mu, loss="hinge")) <= 1e-9 * max(1.0, abs(d.objective))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("frac", [0.3, 0.05])
 def test_duplicated_binary_features_give_certified_fits(seed, frac):
     X, y = _binary_duplicated(40, 150, seed)
-    mu = frac * mu_0(X, y, gamma=1.0, loss="hinge")
-    d = selective_fit(X, y, gamma=1.0, mu=mu, loss="hinge")
+    mu = frac * mu_0(X, y, alpha=1.0, loss="hinge")
+    d = selective_fit(X, y, alpha=1.0, mu=mu, loss="hinge")
     _check(X, y, 1.0, mu, d)
     assert not d.info["rescued"]
 
@@ -80,11 +80,11 @@ def test_split_qp_search_without_the_cvxpy_restart(monkeypatch):
 
     monkeypatch.setattr(fit_module, "_dual_cvxpy", no_restart)
     X, y = _binary_duplicated(40, 150, 3)
-    m0 = mu_0(X, y, gamma=1.0, loss="hinge")
+    m0 = mu_0(X, y, alpha=1.0, loss="hinge")
     prev, cold = None, []
     for frac in (0.5, 0.2, 0.08, 0.03):  # a short path (warm starts) and cold fits
-        prev = selective_fit(X, y, gamma=1.0, mu=frac * m0, loss="hinge", warm_start=prev)
-        cold.append(selective_fit(X, y, gamma=1.0, mu=frac * m0, loss="hinge"))
+        prev = selective_fit(X, y, alpha=1.0, mu=frac * m0, loss="hinge", warm_start=prev)
+        cold.append(selective_fit(X, y, alpha=1.0, mu=frac * m0, loss="hinge"))
         assert abs(prev.gap) <= 1e-9 and abs(cold[-1].gap) <= 1e-9
         assert prev.objective == pytest.approx(cold[-1].objective, rel=1e-9)
     assert prev.info["strong"].any()
@@ -104,10 +104,10 @@ def test_regression_hiva_subsample_hinge_fit_is_certified():
     tr = np.concatenate([rng.choice(pos, n_pos, replace=False),
                          rng.choice(neg, 196 - n_pos, replace=False)])
     X, y = Xh[tr], yh[tr]
-    mu = 0.1893 * mu_0(X, y, gamma=1.0, loss="hinge")
-    d = selective_fit(X, y, gamma=1.0, mu=mu, loss="hinge")
+    mu = 0.1893 * mu_0(X, y, alpha=1.0, loss="hinge")
+    d = selective_fit(X, y, alpha=1.0, mu=mu, loss="hinge")
     assert abs(d.gap) <= 1e-9 and not d.info["rescued"] and d.info["qp_rounds"] >= 1
-    assert kkt_residuals(X, y, d.coef, d.intercept, d.dual, gamma=1.0, mu=mu,
+    assert kkt_residuals(X, y, d.coef, d.intercept, d.dual, alpha=1.0, mu=mu,
                          loss="hinge")["max"] <= 1e-10
 
 
@@ -126,11 +126,11 @@ def test_regression_duplicated_objects_with_mu0_at_rounding_level(seed):
         X = (rng.random((N, n)) < 0.2).astype(float)
     make_degenerate(X, DEGENERACIES[seed % len(DEGENERACIES)])
     y = np.where(np.arange(N) % 3 == 0, 1.0, -1.0)[rng.permutation(N)]
-    gamma, frac = rng.choice([0.1, 1.0, 10.0]), rng.choice([0.01, 0.05, 0.2, 0.5, 0.9])
-    m0 = mu_0(X, y, gamma=gamma, loss="hinge")
+    alpha, frac = rng.choice([0.1, 1.0, 10.0]), rng.choice([0.01, 0.05, 0.2, 0.5, 0.9])
+    m0 = mu_0(X, y, alpha=alpha, loss="hinge")
     assert m0 < 1e-12 and frac == 0.05
-    d = selective_fit(X, y, gamma=gamma, mu=frac * m0, loss="hinge")
-    _check(X, y, gamma, frac * m0, d)
+    d = selective_fit(X, y, alpha=alpha, mu=frac * m0, loss="hinge")
+    _check(X, y, alpha, frac * m0, d)
 
 
 @pytest.mark.parametrize("n_pos", [6, 15, 23])  # unbalanced, balanced, unbalanced (N = 30)
@@ -140,11 +140,11 @@ def test_hinge_mu0_equals_the_full_linear_program(n_pos):
     from scipy.optimize import linprog
 
     rng = np.random.default_rng(n_pos)
-    N, n, gamma = 30, 400, 0.7
+    N, n, alpha = 30, 400, 0.7
     X = rng.standard_normal((N, n))
     X[:, 5] = X[:, 4]  # a duplicated feature
     y = np.r_[np.ones(n_pos), -np.ones(N - n_pos)]
-    c_box = 0.5 / gamma
+    c_box = 0.5 / alpha
     opt = min(n_pos, N - n_pos) * c_box
     G = np.block([[X.T, -np.ones((n, 1))], [-X.T, -np.ones((n, 1))]])
     A = np.vstack([np.r_[np.ones(N), 0.0], np.r_[y, 0.0]])
@@ -152,14 +152,14 @@ def test_hinge_mu0_equals_the_full_linear_program(n_pos):
     res = linprog(np.r_[np.zeros(N), 1.0], A_ub=G, b_ub=np.zeros(2 * n), A_eq=A,
                   b_eq=[0.0, 2 * opt], bounds=bounds, method="highs")
     assert res.status == 0
-    assert mu_0(X, y, gamma=gamma, loss="hinge") == pytest.approx(res.fun, rel=1e-9)
+    assert mu_0(X, y, alpha=alpha, loss="hinge") == pytest.approx(res.fun, rel=1e-9)
 
 
 def test_lp_model_carried_to_the_next_mu_gives_the_fresh_solution():
     # a path reuses one working-set LP (rows re-bounded, basis kept): at every mu its
     # solution must be the one a fresh model finds
     X, y = eeg_like(n_objects=40, n_channels=12, n_samples=25, seed=3)
-    m0 = mu_0(X, y, gamma=1.0, loss="hinge")
+    m0 = mu_0(X, y, alpha=1.0, loss="hinge")
     ftol = 1e-10 * (1.0 + np.abs(X).max() * 2.0)
     lp = None
     for frac in (0.9, 0.6, 0.4, 0.25):
@@ -194,8 +194,8 @@ def test_structured_interior_point_solves_the_split_qp(kind, seed):
     lo, hi = _box(y, 0.7)
     mu = 0.3 * float(np.abs(XW.T @ (0.5 * (lo + hi))).max())
 
-    z = solve_split_qp(XW, y, gamma=0.7, mu=mu)
-    ref = solve_split_qp(XW, y, gamma=0.7, mu=mu, solver="clarabel")
+    z = solve_split_qp(XW, y, alpha=0.7, mu=mu)
+    ref = solve_split_qp(XW, y, alpha=0.7, mu=mu, solver="clarabel")
     assert z is not None and ref is not None
     lam, c, p, m = z[:N], z[N:N + k], z[N + k:N + 2 * k], z[N + 2 * k:]
     assert abs(lam.sum()) <= 1e-9
@@ -213,7 +213,7 @@ def test_structured_interior_point_ends_where_rounding_holds_stationarity_near_1
     from pathlib_core.selective_ridge.cuts import _box, _clarabel_point, _split_ipm, _split_value
 
     X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=3)
-    mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
+    mu = 0.01 * mu_0(X, y, alpha=1.0, loss="hinge")
     W = np.argsort(-np.abs(X).sum(0))[:60]
     lo, hi = _box(y, 1.0)
     N, k = X.shape[0], W.size

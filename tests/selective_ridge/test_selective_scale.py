@@ -45,10 +45,10 @@ def _column_scales(kind, n, seed):
     return 10.0 ** np.random.default_rng(seed).uniform(-6, 6, n)
 
 
-def _assert_certified(X, y, r, gamma, mu, loss, tol=1e-10):
-    res = kkt_residuals(X, y, r.coef, r.intercept, r.dual, gamma=gamma, mu=mu, loss=loss)
+def _assert_certified(X, y, r, alpha, mu, loss, tol=1e-10):
+    res = kkt_residuals(X, y, r.coef, r.intercept, r.dual, alpha=alpha, mu=mu, loss=loss)
     assert res["max"] <= tol
-    assert abs(duality_gap(X, y, r.coef, r.intercept, r.dual, gamma=gamma, mu=mu,
+    assert abs(duality_gap(X, y, r.coef, r.intercept, r.dual, alpha=alpha, mu=mu,
                            loss=loss)) <= tol
 
 
@@ -61,27 +61,27 @@ def test_extreme_feature_scales_fit_and_certify(scale, loss):
     X, yr, yc = _data(30, 60, 0)
     X = X * _column_scales(scale, 60, 1)
     y = yr if loss == "squared" else yc
-    m0 = mu_0(X, y, gamma=1.0, loss=loss)
+    m0 = mu_0(X, y, alpha=1.0, loss=loss)
     for frac in (0.5, 0.1, 0.01, 1e-4):
-        r = selective_fit(X, y, gamma=1.0, mu=frac * m0, loss=loss)
+        r = selective_fit(X, y, alpha=1.0, mu=frac * m0, loss=loss)
         _assert_certified(X, y, r, 1.0, frac * m0, loss)
         assert not r.info["rescued"]
 
 
 @pytest.mark.parametrize("scale", ["1e8", "1e-8", "mixed"])
 def test_extreme_feature_scales_estimators(scale):
-    # the estimators' defaults (gamma = 1, mu = 0.1) on data whose columns are far from unit
+    # the estimators' defaults (alpha = 1, mu = 0.1) on data whose columns are far from unit
     # size: at 1e8, mu = 0.1 is about 1e-11 mu_0 (the model interpolates, a lasso-like fit
     # with 29 kink features); at 1e-8, mu_0 is about 1e-15 and the model is empty
     X, yr, yc = _data(30, 60, 2)
     X = X * _column_scales(scale, 60, 3)
     reg = SelectiveRidgeRegressor().fit(X, yr)
-    _assert_certified(X, yr, selective_fit(X, yr, gamma=1.0, mu=0.1), 1.0, 0.1, "squared")
-    res = kkt_residuals(X, yr, reg.coef_, reg.intercept_, reg.dual_coef_, gamma=1.0, mu=0.1,
+    _assert_certified(X, yr, selective_fit(X, yr, alpha=1.0, mu=0.1), 1.0, 0.1, "squared")
+    res = kkt_residuals(X, yr, reg.coef_, reg.intercept_, reg.dual_coef_, alpha=1.0, mu=0.1,
                         loss="squared")
     assert res["max"] <= 1e-10
     clf = SelectiveRidgeClassifier().fit(X, yc)
-    r = selective_fit(X, yc, gamma=1.0, mu=0.1, loss="hinge")
+    r = selective_fit(X, yc, alpha=1.0, mu=0.1, loss="hinge")
     _assert_certified(X, yc, r, 1.0, 0.1, "hinge")
     np.testing.assert_array_equal(clf.coef_, r.coef)
     assert clf.intercept_ == r.intercept
@@ -93,24 +93,24 @@ def test_extreme_feature_scales_selectivity_path(scale, loss):
     X, yr, yc = _data(25, 50, 4)
     X = X * _column_scales(scale, 50, 5)
     y = yr if loss == "squared" else yc
-    path = selectivity_path(X, y, gamma=1.0, loss=loss, n_mu=8, ratio=1e-4)
+    path = selectivity_path(X, y, alpha=1.0, loss=loss, n_mu=8, ratio=1e-4)
     assert path.kkt_residuals().max() <= 1e-10
-    assert path.param_range[1] == pytest.approx(mu_0(X, y, gamma=1.0, loss=loss), rel=1e-12)
+    assert path.param_range[1] == pytest.approx(mu_0(X, y, alpha=1.0, loss=loss), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------------------
-# exact symmetries: (sX, ty, gamma s^2, mu t / s) has the solution (t a / s, t b), with
+# exact symmetries: (sX, ty, alpha s^2, mu t / s) has the solution (t a / s, t b), with
 # multipliers t lambda / s^2 (the hinge loss: t = 1)
 # ---------------------------------------------------------------------------------------
-def _scaled_fit(X, y, gamma, mu, loss, s, t):
-    return selective_fit(X * s, y * t, gamma=gamma * s * s, mu=mu * t / s, loss=loss)
+def _scaled_fit(X, y, alpha, mu, loss, s, t):
+    return selective_fit(X * s, y * t, alpha=alpha * s * s, mu=mu * t / s, loss=loss)
 
 
 @pytest.mark.parametrize("loss", LOSSES)
 def test_power_of_two_scalings_are_exact(loss):
     X, yr, yc = _data(20, 45, 6)
     y = yr if loss == "squared" else yc
-    mu = 0.05 * mu_0(X, y, gamma=0.7, loss=loss)
+    mu = 0.05 * mu_0(X, y, alpha=0.7, loss=loss)
     # X far from unit size is brought to it by a power of two: two such scalings of the
     # same problem are the same problem for the solver, and the results differ by exactly
     # the factors of the symmetry
@@ -137,8 +137,8 @@ def test_general_scalings_hold_to_rounding(loss, s, t):
     X, yr, yc = _data(20, 45, 7)
     y = yr if loss == "squared" else yc
     t = t if loss == "squared" else 1.0
-    mu = 0.05 * mu_0(X, y, gamma=0.7, loss=loss)
-    a = selective_fit(X, y, gamma=0.7, mu=mu, loss=loss)
+    mu = 0.05 * mu_0(X, y, alpha=0.7, loss=loss)
+    a = selective_fit(X, y, alpha=0.7, mu=mu, loss=loss)
     b = _scaled_fit(X, y, 0.7, mu, loss, s, t)
     np.testing.assert_array_equal(a.active, b.active)
     np.testing.assert_allclose(b.coef * s / t, a.coef, rtol=1e-9,
@@ -149,8 +149,8 @@ def test_general_scalings_hold_to_rounding(loss, s, t):
 
 def test_path_breakpoints_follow_a_power_of_two_scaling_exactly():
     X, yr, _ = _data(20, 45, 8)
-    p = selectivity_path(X * 2.0 ** 30, yr, gamma=2.0 ** 60, n_mu=6, ratio=1e-3)
-    q = selectivity_path(X * 2.0 ** 40, yr * 2.0 ** 5, gamma=2.0 ** 80, n_mu=6, ratio=1e-3)
+    p = selectivity_path(X * 2.0 ** 30, yr, alpha=2.0 ** 60, n_mu=6, ratio=1e-3)
+    q = selectivity_path(X * 2.0 ** 40, yr * 2.0 ** 5, alpha=2.0 ** 80, n_mu=6, ratio=1e-3)
     np.testing.assert_array_equal(q.breakpoints, p.breakpoints * 2.0 ** -5)
     for mu_p, mu_q in zip(p.breakpoints, q.breakpoints, strict=True):
         np.testing.assert_array_equal(q.at(mu_q).coef, p.at(mu_p).coef * 2.0 ** -5)
@@ -159,7 +159,7 @@ def test_path_breakpoints_follow_a_power_of_two_scaling_exactly():
 # ---------------------------------------------------------------------------------------
 # certificates: componentwise, so that a wrong point cannot look like rounding
 # ---------------------------------------------------------------------------------------
-def _perturbed(X, y, rec, gamma, mu, loss, size=1e-6):
+def _perturbed(X, y, rec, alpha, mu, loss, size=1e-6):
     """``rec`` with its coefficients (and intercept) moved by ``size`` relative, in the
     direction that adds up in the optimality condition where the solution weighs most, and
     that condition's share: the residual rises by about ``size`` times it."""
@@ -174,9 +174,9 @@ def _perturbed(X, y, rec, gamma, mu, loss, size=1e-6):
         best, move = float(share.max()), (a * (1 + size), b)
     fit = absX @ np.abs(a) + abs(b)  # the terms of the scores
     if loss == "squared":
-        share = fit / (gamma * np.abs(lam) + np.abs(y) + fit)
+        share = fit / (alpha * np.abs(lam) + np.abs(y) + fit)
     else:
-        u = 2 * gamma * y * lam
+        u = 2 * alpha * y * lam
         share = np.where((u > 1e-3) & (u < 1 - 1e-3), fit / (1 + fit), 0.0)
     j = int(np.argmax(share))
     if share[j] > best:  # an object's condition: every term of z_j grows
@@ -191,7 +191,7 @@ def test_perturbed_path_point_is_not_certified(loss, scales):
     X, y = eeg_like(n_objects=50, n_channels=10, n_samples=20, seed=3)
     if scales == "mixed":
         X = X * 10.0 ** np.random.default_rng(0).uniform(-6, 6, X.shape[1])
-    path = selectivity_path(X, y, gamma=1.0, loss=loss, n_mu=10, ratio=1e-4)
+    path = selectivity_path(X, y, alpha=1.0, loss=loss, n_mu=10, ratio=1e-4)
     checked, inner = 0, 0
     for mu in path.breakpoints[:-1]:  # the last is mu_0, the empty model
         rec = path.at(mu)
@@ -213,26 +213,26 @@ def test_a_wrong_coefficient_of_a_small_feature_is_seen():
     X[:, 1:] *= 1e2
     X[:, 0] *= 1e-4
     y = 1e4 * X[:, 0] + 0.1 * rng.standard_normal(60)
-    gamma = 1e-6
-    mu = 1e-6 * mu_0(X, y, gamma=gamma)
-    r = selective_fit(X, y, gamma=gamma, mu=mu)
+    alpha = 1e-6
+    mu = 1e-6 * mu_0(X, y, alpha=alpha)
+    r = selective_fit(X, y, alpha=alpha, mu=mu)
     assert abs(r.coef[0]) > mu  # strong
-    _assert_certified(X, y, r, gamma, mu, "squared")
+    _assert_certified(X, y, r, alpha, mu, "squared")
     a = r.coef.copy()
     a[0] *= 1 + 1e-4
-    res = kkt_residuals(X, y, a, r.intercept, r.dual, gamma=gamma, mu=mu, loss="squared")
+    res = kkt_residuals(X, y, a, r.intercept, r.dual, alpha=alpha, mu=mu, loss="squared")
     assert res["features"] > 1e-5
 
 
 def test_certificates_are_invariant_under_the_symmetries():
     X, yr, _ = _data(20, 45, 10)
-    mu = 0.1 * mu_0(X, yr, gamma=1.0)
-    r = selective_fit(X, yr, gamma=1.0, mu=mu)
+    mu = 0.1 * mu_0(X, yr, alpha=1.0)
+    r = selective_fit(X, yr, alpha=1.0, mu=mu)
     a = r.coef * (1 + 1e-5)  # a wrong point: its residuals must not change with the units
     s, t = 2.0 ** 25, 2.0 ** -7
-    base = kkt_residuals(X, yr, a, r.intercept, r.dual, gamma=1.0, mu=mu, loss="squared")
+    base = kkt_residuals(X, yr, a, r.intercept, r.dual, alpha=1.0, mu=mu, loss="squared")
     moved = kkt_residuals(X * s, yr * t, a * t / s, r.intercept * t, r.dual * t / s ** 2,
-                          gamma=s * s, mu=mu * t / s, loss="squared")
+                          alpha=s * s, mu=mu * t / s, loss="squared")
     assert moved == base
     assert base["max"] > 1e-7
 
@@ -249,10 +249,10 @@ def test_cvxpy_primal_agrees_at_moderate_mixed_scales(loss, seed):
     y = yr if loss == "squared" else yc
     rng = np.random.default_rng(30 + seed)
     for _ in range(2):
-        gamma = float(10 ** rng.uniform(-1, 1))
-        mu = float(mu_0(X, y, gamma=gamma, loss=loss) * 10 ** rng.uniform(-2, -0.1))
-        r = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss)
-        p = selective_fit(X, y, gamma=gamma, mu=mu, loss=loss, method="primal")
+        alpha = float(10 ** rng.uniform(-1, 1))
+        mu = float(mu_0(X, y, alpha=alpha, loss=loss) * 10 ** rng.uniform(-2, -0.1))
+        r = selective_fit(X, y, alpha=alpha, mu=mu, loss=loss)
+        p = selective_fit(X, y, alpha=alpha, mu=mu, loss=loss, method="primal")
         scale = max(1.0, abs(p.objective))
         assert r.objective <= p.objective + 1e-9 * scale
         assert abs(r.objective - p.objective) <= 1e-7 * scale
@@ -281,20 +281,20 @@ def scaled_problems(draw):
     else:
         y = yr * 10.0 ** draw(st.floats(-8, 8))
     X = X * 10.0 ** rng.uniform(-8, 8, n)
-    gamma = 10.0 ** draw(st.floats(-2, 2))
+    alpha = 10.0 ** draw(st.floats(-2, 2))
     frac = draw(st.sampled_from([0.5, 0.1, 1e-2, 1e-3]))
-    return X, y, gamma, frac, loss
+    return X, y, alpha, frac, loss
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scaled_problems())
 def test_property_extreme_column_scales_complete_and_certify(problem):
-    X, y, gamma, frac, loss = problem
-    m0 = mu_0(X, y, gamma=gamma, loss=loss)
+    X, y, alpha, frac, loss = problem
+    m0 = mu_0(X, y, alpha=alpha, loss=loss)
     if m0 == 0:
         return  # no feature correlates with y: every mu gives the empty model
-    r = selective_fit(X, y, gamma=gamma, mu=frac * m0, loss=loss)
-    _assert_certified(X, y, r, gamma, frac * m0, loss, tol=1e-9)
+    r = selective_fit(X, y, alpha=alpha, mu=frac * m0, loss=loss)
+    _assert_certified(X, y, r, alpha, frac * m0, loss, tol=1e-9)
 
 
 # ---------------------------------------------------------------------------------------
@@ -312,8 +312,8 @@ def test_engines_run_with_one_blas_thread(monkeypatch):
     monkeypatch.setattr(path_module, "_selective_fit", spy)
     X, yr, yc = _data(20, 45, 11)
     with threadpool_limits(limits=2, user_api="blas"):
-        selective_fit(X, yr, gamma=1.0, mu=0.1 * mu_0(X, yr, gamma=1.0))
-        selectivity_path(X, yc, gamma=1.0, loss="hinge", n_mu=3, ratio=0.5)
+        selective_fit(X, yr, alpha=1.0, mu=0.1 * mu_0(X, yr, alpha=1.0))
+        selectivity_path(X, yc, alpha=1.0, loss="hinge", n_mu=3, ratio=0.5)
         outside = max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
     assert len(seen) >= 4 and max(seen) == 1
     assert outside == 2  # the caller's setting is restored
