@@ -64,6 +64,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.exceptions import SolverError
 from ..core.qp import QPResult, solve_qp
+from ..core.states import FREE, LOWER, UPPER
 from ..core.threads import single_blas_thread
 from ..core.validation import (
     as_binary_labels,
@@ -354,12 +355,12 @@ class _LinearSVM:
         w = -res.nu[:p] / np.sqrt(self.sigma)
         b = float(res.nu[p])
         g = self.y * (self.X @ w + b) - 1.0
-        state = np.zeros(u.size, dtype=np.int8)
-        state[res.active.at_lower[p:]] = 1
-        state[res.active.at_upper[p:]] = 2
+        state = np.full(u.size, FREE, dtype=np.int8)
+        state[res.active.at_lower[p:]] = LOWER
+        state[res.active.at_upper[p:]] = UPPER
         zero = u <= 0.0  # alpha_i = 0 is fixed; as u_i grows it stays (g_i >= 0) or tracks u_i
-        state[zero & (g >= 0)] = 1
-        state[zero & (g < 0)] = 2
+        state[zero & (g >= 0)] = LOWER
+        state[zero & (g < 0)] = UPPER
         return _LinearRegion(self, u, state, a, w, b, tol)
 
 
@@ -389,7 +390,7 @@ class _LinearRegion:
         X, y, p, sigma = svm.X, svm.y, svm.p, svm.sigma
         self._X, self._y, self._tol = X, y, tol
         self.upper0 = u0.copy()
-        F, L, U = (np.flatnonzero(state == k) for k in (0, 1, 2))
+        F, L, U = (np.flatnonzero(state == k) for k in (FREE, LOWER, UPPER))
         self._F, self._L, self._U = F, L, U
         k = F.size
         m = p + 1 + k

@@ -60,6 +60,7 @@ import scipy.linalg
 from ..core.exceptions import NotPSDError, SolverError
 from ..core.kkt import KKTResiduals, qp_residuals
 from ..core.qp import QPResult, ruiz_pow2, solve_qp
+from ..core.states import FREE, LOWER, UPPER
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_kernel, as_vector, check_psd, positive_scalar
 
@@ -448,13 +449,13 @@ class CriticalRegion:
 
 def _classify(y: np.ndarray, u: np.ndarray, qp: QPResult, g: np.ndarray) -> np.ndarray:
     """State per sample: 0 free, 1 at lower, 2 at upper (bounds ``u_i = 0`` by the sign of g)."""
-    state = np.zeros(y.shape[0], dtype=np.int8)
-    state[qp.active.at_lower] = 1
-    state[qp.active.at_upper] = 2
+    state = np.full(y.shape[0], FREE, dtype=np.int8)
+    state[qp.active.at_lower] = LOWER
+    state[qp.active.at_upper] = UPPER
     zero = u <= 0.0
     # a zero bound fixes alpha_i = 0; as u_i grows it stays at 0 (g_i >= 0) or tracks u_i
-    state[zero & (g >= 0)] = 1
-    state[zero & (g < 0)] = 2
+    state[zero & (g >= 0)] = LOWER
+    state[zero & (g < 0)] = UPPER
     return state
 
 
@@ -524,9 +525,9 @@ def _region_from_state(qop, y: np.ndarray, u: np.ndarray, state: np.ndarray,
                        alpha: np.ndarray, b: float, tol: float,
                        qp: QPResult | None = None) -> CriticalRegion:
     """The region of the index sets ``state`` through a known solution ``(alpha, b)`` at ``u``."""
-    F = np.flatnonzero(state == 0)
-    L = np.flatnonzero(state == 1)
-    U = np.flatnonzero(state == 2)
+    F = np.flatnonzero(state == FREE)
+    L = np.flatnonzero(state == LOWER)
+    U = np.flatnonzero(state == UPPER)
     k = F.size
     M = np.zeros((k + 1, k + 1))
     if k:
@@ -565,8 +566,8 @@ def _region_from_state(qop, y: np.ndarray, u: np.ndarray, state: np.ndarray,
         degenerate = "singular"
     else:
         degenerate = ""
-    return CriticalRegion(upper0=u.copy(), free=state == 0, at_lower=state == 1,
-                          at_upper=state == 2, degenerate=degenerate,
+    return CriticalRegion(upper0=u.copy(), free=state == FREE, at_lower=state == LOWER,
+                          at_upper=state == UPPER, degenerate=degenerate,
                           rank_deficiency=k + 1 - rank, qp=qp, _qop=qop, _y=y, _F=F, _L=L,
                           _U=U, _z0=z, _dz=dz, _tol=tol, _Vk=Vk, _inv_lam=inv_lam, _lu=lu,
                           _D=D)
@@ -612,9 +613,9 @@ def _region_libsvm(K: np.ndarray, y: np.ndarray, u: np.ndarray, tol: float,
         return _region_from_qp(qop, y, u, res, tol), res
     a = np.clip(a, 0.0, u)
     rel = 1e-6
-    state = np.zeros(y.shape[0], dtype=np.int8)
-    state[a <= rel * u] = 1
-    state[a >= (1.0 - rel) * u] = 2
+    state = np.full(y.shape[0], FREE, dtype=np.int8)
+    state[a <= rel * u] = LOWER
+    state[a >= (1.0 - rel) * u] = UPPER
     R = _region_from_state(qop, y, u, state, a, b, tol)
     if R._violation(u) <= tol:
         return R, None
