@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.kernels import ard_rbf_gradient_contract, ard_rbf_kernel
+from ..core.states import FREE, LOWER, UPPER
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_matrix, as_vector, check_choice, positive_scalar
 from .region import CriticalRegion, _DenseQ, _region_from_state, _region_libsvm
@@ -214,7 +215,7 @@ class CostSensitiveARD:
         qop = _DenseQ(np.outer(self.y, self.y) * K)
         if previous is not None:
             R0 = previous.region
-            state = np.where(R0.free, 0, np.where(R0.at_lower, 1, 2)).astype(np.int8)
+            state = np.where(R0.free, FREE, np.where(R0.at_lower, LOWER, UPPER)).astype(np.int8)
             R = _region_from_state(qop, self.y, u, state, previous.alpha, previous.b, self.tol)
             if R._violation(u) <= self.tol:
                 self.n_region += 1
