@@ -37,19 +37,19 @@ MU_FRAC = 0.5
 PAPER_FRAC = 5e-5  # squared loss: about a quarter of the 6600 features active (measured below)
 HINGE_PAPER_FRAC = 1e-4  # hinge loss: about a quarter of the features active (1447 of 6600)
 HINGE_MID_FRAC = 1e-3  # hinge loss: 206 active, 76 of them strong
-GAMMA = 1.0
+ALPHA = 1.0
 
 
 def bench_growth(sizes, losses, repeat):
     X, y = eeg_like(seed=0)
     rows, slopes = [], {}
     for loss in losses:
-        mu = MU_FRAC * mu_0(X, y, alpha=GAMMA, loss=loss)
+        mu = MU_FRAC * mu_0(X, y, alpha=ALPHA, loss=loss)
         t_dual = []
         for m in sizes:
             Xm = X[:, :m]
             def fit(method, Xm=Xm, mu=mu, loss=loss):
-                return selective_fit(Xm, y, alpha=GAMMA, mu=mu, loss=loss, method=method)
+                return selective_fit(Xm, y, alpha=ALPHA, mu=mu, loss=loss, method=method)
 
             td, rd = best_time(lambda fit=fit: fit("dual"), repeat=repeat)
             tp, rp = best_time(lambda fit=fit: fit("primal"), repeat=1)
@@ -77,13 +77,13 @@ def bench_paper_regime(cases):
     X, y = eeg_like(seed=0)
     rows = []
     for loss, frac in cases:
-        mu = frac * mu_0(X, y, alpha=GAMMA, loss=loss)
+        mu = frac * mu_0(X, y, alpha=ALPHA, loss=loss)
         # the dual best of 3 as in the growth rows (the squared fit takes tenths of a second
         # since the set search), the primal once (seconds to minutes)
         td, rd = best_time(lambda loss=loss, mu=mu: selective_fit(
-            X, y, alpha=GAMMA, mu=mu, loss=loss), repeat=3 if loss == "squared" else 1)
+            X, y, alpha=ALPHA, mu=mu, loss=loss), repeat=3 if loss == "squared" else 1)
         tp, rp = best_time(lambda loss=loss, mu=mu: selective_fit(
-            X, y, alpha=GAMMA, mu=mu, loss=loss, method="primal"), repeat=1)
+            X, y, alpha=ALPHA, mu=mu, loss=loss, method="primal"), repeat=1)
         n_act = int(rd.active.sum())
         rows.append(ratio_row(
             f"{loss} m=6600 mu={frac:g} mu_0", f"dual vs cvxpy primal, EEG-like 196 x 6600, "
@@ -102,13 +102,13 @@ def bench_path(losses, n_mu, ratio, repeat):
     rows = []
     for loss in losses:
         def run_path(loss=loss):
-            return selectivity_path(X, y, alpha=GAMMA, loss=loss, n_mu=n_mu, ratio=ratio)
+            return selectivity_path(X, y, alpha=ALPHA, loss=loss, n_mu=n_mu, ratio=ratio)
 
         tp, path = best_time(run_path, repeat=repeat)
         mu_min = float(np.min(path.breakpoints))
 
         def run_fit(loss=loss, mu_min=mu_min):
-            return selective_fit(X, y, alpha=GAMMA, mu=mu_min, loss=loss)
+            return selective_fit(X, y, alpha=ALPHA, mu=mu_min, loss=loss)
 
         tf, rf = best_time(run_fit, repeat=repeat)
         rows.append(ratio_row(f"{loss} path/fit ratio {ratio}",

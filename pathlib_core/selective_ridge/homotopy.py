@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 
+from ..core.linalg import border_add, border_remove
 from .empty_model import _empty_dual
 from .inner import _coef_from, _equilibration, _violations
 from .objectives import _best_intercept
@@ -43,16 +44,42 @@ def _homotopy_fail(N, n, steps=0):
             np.zeros(n, bool))
 
 
-REFRESH = 200  # rank-one / bordering updates of the inverse between exact refactorizations
+# updates of the inverse between exact refactorizations: more than the engines' default
+# (REFACTOR_EVERY in core.linalg), since a refactorization here is a dense O(m^3) solve
+# against O(m^2) per update, a tiny pivot forces one anyway, and every point the homotopy
+# returns is re-solved exactly from its matrix (no drift reaches a result)
+REFRESH = 200
+
+
+def _bordered(Minv, b, d, s):
+    """``[[M, b], [b', d]]^{-1}`` from ``Minv = M^{-1}`` (:func:`border_add`) for a Schur
+    complement ``s = d - b' M^{-1} b`` of either sign; None if it is refused.
+
+    :func:`~pathlib_core.core.linalg.border_add` takes a positive Schur complement (a
+    positive definite block). The inner matrix is indefinite (its border rows have zero
+    diagonal): for a negative ``s`` the bordering is done on ``-M``, whose inverse is
+    ``-M^{-1}`` and whose Schur complement is ``-s``, and the result negated.
+    """
+    if s > 0:
+        new, _ = border_add(Minv, b, d, 0.0)
+        return new if new.size else None
+    new, _ = border_add(-Minv, -b, -d, 0.0)
+    if not new.size:
+        return None
+    new *= -1.0
+    return new
 
 
 class _InnerInverse:
     """The inverse of the inner matrix (sel-inner) for sets ``(P, K)``, kept up to date.
 
     ``M = [[X_P X_P' + alpha I, 1, X_K], [1', 0, 0], [X_K', 0, 0]]`` with the kink rows in
-    insertion order. A feature entering / leaving ``P`` is a symmetric rank-one change of the
-    top-left block (Sherman-Morrison), a kink row added / removed is a bordering step; each
-    costs ``O(m^2)`` with ``m = N + 1 + |K|``. Every ``REFRESH`` updates, and whenever an
+    the order of :attr:`K`. A kink row added / removed is a bordering / downdating step of
+    :mod:`pathlib_core.core.linalg` (a removed row's place is taken by the last one); a
+    feature entering / leaving ``P`` is the symmetric rank-one change ``+- x_i x_i'`` of the
+    top-left block, whose inverse is the leading block of the inverse of ``M`` bordered by
+    ``(x_i, -+1)`` (Sherman-Morrison as a bordering step); each costs ``O(m^2)`` with
+    ``m = N + 1 + |K|``. Every ``REFRESH`` updates, and whenever an
     update's pivot is tiny, the inverse is recomputed from ``M``. ``ok`` turns False when
     ``M`` is singular.
     """
@@ -119,8 +146,20 @@ class _InnerInverse:
         den = 1.0 + sgn * float(xi @ u[: self.N])
         if not self._pivot_ok(den, 1.0 + abs(float(xi @ u[: self.N]))):
             return self.refresh()
-        self.Minv -= (sgn / den) * np.outer(u, u)
+        m = len(u)
+        # (M + sgn x x')^{-1}: the leading block of [[M, x], [x', -sgn]]^{-1}, whose Schur
+        # complement is -sgn den
+        new = _bordered(self.Minv, self._padded(xi, m), -sgn, -sgn * den)
+        if new is None:
+            return self.refresh()
+        self.Minv = np.ascontiguousarray(new[:m, :m])
         return self._counted()
+
+    def _padded(self, xi, m):
+        """The column ``[x_i; 0]`` of length ``m`` (zero on the bias and kink rows)."""
+        b = np.zeros(m)
+        b[: self.N] = xi
+        return b
 
     def add_kink(self, i):
         """Append the kink row of feature ``i``; False if the matrix cannot be inverted.
@@ -143,25 +182,24 @@ class _InnerInverse:
             self.K.pop()
             self.dependent = True
             return self.refresh()
-        m = len(w)
-        Minv = np.empty((m + 1, m + 1))
-        Minv[:m, :m] = self.Minv + np.outer(w, w) / d
-        Minv[:m, m] = Minv[m, :m] = -w / d
-        Minv[m, m] = 1.0 / d
-        self.Minv = Minv
+        new = _bordered(self.Minv, self._padded(xi, len(w)), 0.0, d)
+        if new is None:
+            return self.refresh()
+        self.Minv = new
         return self._counted()
 
     def remove_kink(self, i):
+        """Remove the kink row of feature ``i`` (the last kink row takes its place)."""
         p = self.K.index(i)
-        self.K.pop(p)
+        last = self.K.pop()
+        if p < len(self.K):
+            self.K[p] = last
         q = self.N + 1 + p
         g = self.Minv[q, q]
         # the pivot against the size of the terms of its row of Minv M = I
         if not self._pivot_ok(g, 1e-3 * float(np.abs(self.Minv[q]).max())):
             return self.refresh()
-        f = np.delete(self.Minv[:, q], q)
-        E = np.delete(np.delete(self.Minv, q, axis=0), q, axis=1)
-        self.Minv = E - np.outer(f, f) / g
+        self.Minv = border_remove(self.Minv, q)
         return self._counted()
 
 
