@@ -8,7 +8,7 @@ from ..core.exceptions import SolverError
 from ..core.qp import solve_lp
 from ..core.threads import single_blas_thread
 from .cuts import _box
-from .objectives import _check
+from .objectives import _check, _shared_docs
 from .units import _Units
 
 __all__ = ["mu_0"]
@@ -66,6 +66,7 @@ def _empty_dual(X, y, alpha, loss):
 
 
 @single_blas_thread
+@_shared_docs
 def mu_0(X, y, *, alpha, loss="squared") -> float:
     r"""Smallest selectivity that gives the empty model, eq. (40).
 
@@ -89,11 +90,7 @@ def mu_0(X, y, *, alpha, loss="squared") -> float:
 
     Parameters
     ----------
-    X : array_like of shape (N, n)
-        Objects in rows (``N`` of them), features in columns (``n``).
-    y : array_like of shape (N,)
-        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
-        (``loss="hinge"``).
+    {parameters: X, y}
     alpha : float > 0
         Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
         scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere) (keyword-only).

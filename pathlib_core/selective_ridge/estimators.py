@@ -13,7 +13,16 @@ from .fit import selective_fit
 __all__ = ["SelectiveRidgeRegressor", "SelectiveRidgeClassifier"]
 
 
-class SelectiveRidgeRegressor(RegressorMixin, BaseEstimator):
+class _SelectiveRidgeEstimator(BaseEstimator):
+    """The parameters both estimators share (``__init__`` only stores them)."""
+
+    def __init__(self, alpha=1.0, mu=0.1, method="dual"):
+        self.alpha = alpha
+        self.mu = mu
+        self.method = method
+
+
+class SelectiveRidgeRegressor(RegressorMixin, _SelectiveRidgeEstimator):
     r"""Selective ridge regression: criterion (11) with the squared loss, fitted in the dual.
 
     Minimizes :math:`\alpha \sum_i r_\mu(a_i) + \sum_j (y_j - a^\top x_j - b)^2` with the
@@ -43,11 +52,6 @@ class SelectiveRidgeRegressor(RegressorMixin, BaseEstimator):
         Number of features seen in ``fit``.
     """
 
-    def __init__(self, alpha=1.0, mu=0.1, method="dual"):
-        self.alpha = alpha
-        self.mu = mu
-        self.method = method
-
     def fit(self, X, y):
         """Fit the model on ``X`` (objects in rows) and real responses ``y``; returns self."""
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
@@ -64,7 +68,7 @@ class SelectiveRidgeRegressor(RegressorMixin, BaseEstimator):
         return X @ self.coef_ + self.intercept_
 
 
-class SelectiveRidgeClassifier(ClassifierMixin, BaseEstimator):
+class SelectiveRidgeClassifier(ClassifierMixin, _SelectiveRidgeEstimator):
     r"""Selective-ridge SVM: criterion (11) with the hinge loss, fitted in the dual.
 
     Minimizes :math:`\alpha \sum_i r_\mu(a_i) + \sum_j \max(0, 1 - y_j(a^\top x_j + b))`
@@ -90,11 +94,6 @@ class SelectiveRidgeClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
         Number of features seen in ``fit``.
     """
-
-    def __init__(self, alpha=1.0, mu=0.1, method="dual"):
-        self.alpha = alpha
-        self.mu = mu
-        self.method = method
 
     def _fit_binary(self, X, y_pm):
         res = selective_fit(X, y_pm, alpha=self.alpha, mu=self.mu, loss="hinge",

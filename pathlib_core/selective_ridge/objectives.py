@@ -236,6 +236,49 @@ def _check(X, y, alpha, mu, loss):
     return X, y, alpha, mu, loss
 
 
+#: the parameter entries the docstrings of the public functions share (numpydoc text)
+PARAMETER_DOCS = {
+    "X": r"""    X : array_like of shape (N, n)
+        Objects in rows (``N`` of them), features in columns (``n``).""",
+    "y": r"""    y : array_like of shape (N,)
+        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
+        (``loss="hinge"``).""",
+    "coef": r"""    coef : array_like of shape (n,)
+        Direction vector :math:`a`.""",
+    "intercept": r"""    intercept : float
+        Bias :math:`b`.""",
+    "lam": r"""    lam : array_like of shape (N,)
+        Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
+        (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
+        :attr:`SelectiveResult.dual`.""",
+    "alpha": r"""    alpha : float > 0
+        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
+        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).""",
+    "mu": r"""    mu : float >= 0
+        Selectivity :math:`\mu`.""",
+    "loss": r"""    loss : {"squared", "hinge"}
+        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.""",
+}
+_RAISES = r"""    Raises
+    ------
+    ValueError
+        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
+        outside {-1, +1} or a single class, unknown ``loss``."""
+
+
+def _shared_docs(func):
+    """Fill ``{parameters: a, b, ...}`` and ``{raises}`` in ``func``'s docstring from
+    :data:`PARAMETER_DOCS` (one text per parameter, for every function that takes it)."""
+    doc = func.__doc__
+    start = doc.find("    {parameters: ")
+    if start >= 0:
+        end = doc.index("}", start)
+        names = [n.strip() for n in doc[start + len("    {parameters: "):end].split(",")]
+        doc = doc[:start] + "\n".join(PARAMETER_DOCS[n] for n in names) + doc[end + 1:]
+    func.__doc__ = doc.replace("    {raises}", _RAISES)
+    return func
+
+
 def _check_point(X, y, alpha, mu, loss, coef=None, intercept=None, lam=None):
     X, y, alpha, mu, loss = _check(X, y, alpha, mu, loss)
     if mu is None:
@@ -249,6 +292,7 @@ def _check_point(X, y, alpha, mu, loss, coef=None, intercept=None, lam=None):
     return out
 
 
+@_shared_docs
 def primal_objective(X, y, coef, intercept, *, alpha, mu, loss) -> float:
     r"""Criterion (11): :math:`\gamma\sum_i r_\mu(a_i) + \sum_j q(y_j, a^\top x_j + b)`.
 
@@ -264,39 +308,21 @@ def primal_objective(X, y, coef, intercept, *, alpha, mu, loss) -> float:
 
     Parameters
     ----------
-    X : array_like of shape (N, n)
-        Objects in rows (``N`` of them), features in columns (``n``).
-    y : array_like of shape (N,)
-        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
-        (``loss="hinge"``).
-    coef : array_like of shape (n,)
-        Direction vector :math:`a`.
-    intercept : float
-        Bias :math:`b`.
-    alpha : float > 0
-        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
-        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
-    mu : float >= 0
-        Selectivity :math:`\mu`.
-    loss : {"squared", "hinge"}
-        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+    {parameters: X, y, coef, intercept, alpha, mu, loss}
 
     Returns
     -------
     float
         :math:`J(a, b)`; equal to :attr:`SelectiveResult.objective` at a fitted point.
 
-    Raises
-    ------
-    ValueError
-        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
-        outside {-1, +1} or a single class, unknown ``loss``.
+    {raises}
     """
     X, y, alpha, mu, loss, coef, intercept = _check_point(X, y, alpha, mu, loss, coef,
                                                           intercept)
     return _primal_objective(X, y, coef, intercept, alpha=alpha, mu=mu, loss=loss)
 
 
+@_shared_docs
 def dual_objective(X, y, lam, *, alpha, mu, loss) -> float:
     r"""Dual criterion :math:`W(\lambda)` of eq. (22) with :math:`\varphi` of (33) / (36).
 
@@ -319,38 +345,20 @@ def dual_objective(X, y, lam, *, alpha, mu, loss) -> float:
 
     Parameters
     ----------
-    X : array_like of shape (N, n)
-        Objects in rows (``N`` of them), features in columns (``n``).
-    y : array_like of shape (N,)
-        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
-        (``loss="hinge"``).
-    lam : array_like of shape (N,)
-        Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
-        (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
-        :attr:`SelectiveResult.dual`.
-    alpha : float > 0
-        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
-        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
-    mu : float >= 0
-        Selectivity :math:`\mu`.
-    loss : {"squared", "hinge"}
-        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+    {parameters: X, y, lam, alpha, mu, loss}
 
     Returns
     -------
     float
         :math:`W(\lambda)`, evaluated as written whether or not ``lam`` is feasible.
 
-    Raises
-    ------
-    ValueError
-        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
-        outside {-1, +1} or a single class, unknown ``loss``.
+    {raises}
     """
     X, y, alpha, mu, loss, lam = _check_point(X, y, alpha, mu, loss, lam=lam)
     return _dual_objective(X, y, lam, alpha=alpha, mu=mu, loss=loss)
 
 
+@_shared_docs
 def duality_gap(X, y, coef, intercept, lam, *, alpha, mu, loss) -> float:
     r"""Relative duality gap: :math:`J(a, b) + 2\gamma W(\lambda)` over the size of its terms.
 
@@ -382,43 +390,21 @@ def duality_gap(X, y, coef, intercept, lam, *, alpha, mu, loss) -> float:
 
     Parameters
     ----------
-    X : array_like of shape (N, n)
-        Objects in rows (``N`` of them), features in columns (``n``).
-    y : array_like of shape (N,)
-        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
-        (``loss="hinge"``).
-    coef : array_like of shape (n,)
-        Direction vector :math:`a`.
-    intercept : float
-        Bias :math:`b`.
-    lam : array_like of shape (N,)
-        Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
-        (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
-        :attr:`SelectiveResult.dual`.
-    alpha : float > 0
-        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
-        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
-    mu : float >= 0
-        Selectivity :math:`\mu`.
-    loss : {"squared", "hinge"}
-        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+    {parameters: X, y, coef, intercept, lam, alpha, mu, loss}
 
     Returns
     -------
     float
         The relative gap above; :attr:`SelectiveResult.gap` of a dual fit.
 
-    Raises
-    ------
-    ValueError
-        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
-        outside {-1, +1} or a single class, unknown ``loss``.
+    {raises}
     """
     X, y, alpha, mu, loss, coef, intercept, lam = _check_point(X, y, alpha, mu, loss, coef,
                                                                intercept, lam)
     return _duality_gap(X, y, coef, intercept, lam, alpha=alpha, mu=mu, loss=loss)
 
 
+@_shared_docs
 def kkt_residuals(X, y, coef, intercept, lam, *, alpha, mu, loss) -> dict:
     r"""Optimality conditions of (11) at ``(a, b)`` with multipliers ``lam`` (eqs. (17)-(20)).
 
@@ -448,26 +434,7 @@ def kkt_residuals(X, y, coef, intercept, lam, *, alpha, mu, loss) -> dict:
 
     Parameters
     ----------
-    X : array_like of shape (N, n)
-        Objects in rows (``N`` of them), features in columns (``n``).
-    y : array_like of shape (N,)
-        Real responses (``loss="squared"``) or labels in {-1, +1} with both classes present
-        (``loss="hinge"``).
-    coef : array_like of shape (n,)
-        Direction vector :math:`a`.
-    intercept : float
-        Bias :math:`b`.
-    lam : array_like of shape (N,)
-        Dual multipliers :math:`\lambda`, one per object, in the scaling of the module notes
-        (:math:`a_i = x^{i\top}\lambda` for a strongly active feature), as in
-        :attr:`SelectiveResult.dual`.
-    alpha : float > 0
-        Weight of the penalty: the paper's :math:`\gamma` in (11) (``alpha`` here, as in
-        scikit-learn's ``Ridge``, since ``gamma`` names a kernel width elsewhere).
-    mu : float >= 0
-        Selectivity :math:`\mu`.
-    loss : {"squared", "hinge"}
-        Loss :math:`q`: squared (eq. (7)) or hinge (eq. (8)). Keyword-only, no default.
+    {parameters: X, y, coef, intercept, lam, alpha, mu, loss}
 
     Returns
     -------
@@ -475,11 +442,7 @@ def kkt_residuals(X, y, coef, intercept, lam, *, alpha, mu, loss) -> dict:
         ``"features"``, ``"objects"``, ``"bias"`` (the largest relative violation in each
         group, as above) and ``"max"``.
 
-    Raises
-    ------
-    ValueError
-        Non-finite or mis-shaped arrays, ``alpha <= 0``, ``mu < 0`` or missing, hinge labels
-        outside {-1, +1} or a single class, unknown ``loss``.
+    {raises}
     """
     X, y, alpha, mu, loss, coef, intercept, lam = _check_point(X, y, alpha, mu, loss, coef,
                                                                intercept, lam)
