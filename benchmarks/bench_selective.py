@@ -41,7 +41,7 @@ ALPHA = 1.0
 
 
 def bench_growth(sizes, losses, repeat):
-    X, y = eeg_like(seed=0)
+    X, y = eeg_like(random_state=0)
     rows, slopes = [], {}
     for loss in losses:
         mu = MU_FRAC * mu_0(X, y, alpha=ALPHA, loss=loss)
@@ -74,7 +74,7 @@ def bench_growth(sizes, losses, repeat):
 
 def bench_paper_regime(cases):
     """Dual vs primal at m = 6600 at small selectivities (many active features)."""
-    X, y = eeg_like(seed=0)
+    X, y = eeg_like(random_state=0)
     rows = []
     for loss, frac in cases:
         mu = frac * mu_0(X, y, alpha=ALPHA, loss=loss)
@@ -98,7 +98,7 @@ def bench_paper_regime(cases):
 
 
 def bench_path(losses, n_mu, ratio, repeat):
-    X, y = eeg_like(seed=0)
+    X, y = eeg_like(random_state=0)
     rows = []
     for loss in losses:
         def run_path(loss=loss):

@@ -12,7 +12,7 @@ __all__ = ["eeg_like"]
 
 
 def eeg_like(*, n_objects=196, n_channels=66, n_samples=100, target_fraction=0.5,
-             evoked_amplitude=1.0, seed):
+             evoked_amplitude=1.0, random_state):
     r"""Synthetic evoked-potential data shaped like the paper's EEG set (section VI.A).
 
     Each object is one EEG fragment: ``n_channels`` channels x ``n_samples`` time samples,
@@ -33,7 +33,8 @@ def eeg_like(*, n_objects=196, n_channels=66, n_samples=100, target_fraction=0.5
     target_fraction : float in (0, 1)
     evoked_amplitude : float
         Amplitude of the evoked bump relative to the unit noise scale.
-    seed : int or numpy.random.Generator
+    random_state : int or numpy.random.Generator
+        Seed or generator of all the randomness (required: the data are reproducible).
 
     Returns
     -------
@@ -42,7 +43,7 @@ def eeg_like(*, n_objects=196, n_channels=66, n_samples=100, target_fraction=0.5
     """
     from ..datasets import as_generator
 
-    rng = as_generator(seed)
+    rng = as_generator(random_state, "random_state")
     n_objects = positive_int(n_objects, "n_objects")
     n_channels = positive_int(n_channels, "n_channels")
     n_samples = positive_int(n_samples, "n_samples")

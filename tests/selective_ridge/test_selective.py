@@ -256,23 +256,23 @@ def test_large_n_runs_without_any_n_by_n_matrix():
 # EEG-like generator
 # ---------------------------------------------------------------------------------------
 def test_eeg_like_shape_labels_and_seed():
-    X, y = eeg_like(n_objects=40, n_channels=6, n_samples=20, seed=3)
+    X, y = eeg_like(n_objects=40, n_channels=6, n_samples=20, random_state=3)
     assert X.shape == (40, 120)
     assert set(np.unique(y)) == {-1.0, 1.0}
-    X2, y2 = eeg_like(n_objects=40, n_channels=6, n_samples=20, seed=3)
+    X2, y2 = eeg_like(n_objects=40, n_channels=6, n_samples=20, random_state=3)
     np.testing.assert_array_equal(X, X2)
     np.testing.assert_array_equal(y, y2)
-    X3, _ = eeg_like(n_objects=40, n_channels=6, n_samples=20, seed=4)
+    X3, _ = eeg_like(n_objects=40, n_channels=6, n_samples=20, random_state=4)
     assert not np.array_equal(X, X3)
     # targets carry the evoked bump: the class means differ most near 30% of the fragment
     Xb, yb = eeg_like(n_objects=2000, n_channels=6, n_samples=20, evoked_amplitude=3.0,
-                      seed=5)
+                      random_state=5)
     diff = (Xb[yb > 0].mean(0) - Xb[yb < 0].mean(0)).reshape(6, 20)
     assert 4 <= int(np.argmax(diff.mean(0))) <= 8
     with pytest.raises(ValueError, match="target_fraction"):
-        eeg_like(n_objects=10, target_fraction=1.5, seed=0)
+        eeg_like(n_objects=10, target_fraction=1.5, random_state=0)
     with pytest.raises(ValueError, match="n_channels.*integral"):  # never truncated
-        eeg_like(n_objects=10, n_channels=2.5, seed=0)
+        eeg_like(n_objects=10, n_channels=2.5, random_state=0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -428,7 +428,7 @@ def test_a_wandering_hinge_set_iteration_is_stopped_early_and_restarted(seed):
     # after a few dozen iterations (it used to run all max_iter = 200 first), and the
     # restarted iteration's result is the certified optimum. The LP start (which finds these
     # sets, see the next test) is switched off (``set_search=False``) to reach the stall rule.
-    X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=seed)
+    X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, random_state=seed)
     mu = 0.03 * mu_0(X, y, alpha=1.0, loss="hinge")
     d, _ = _check_against_primal(X, y, 1.0, mu, "hinge", coef=False, set_search=False)
     assert d.info["rescued"] and d.n_iter < 60 and d.info["lp_rounds"] == 0
@@ -440,7 +440,7 @@ def test_the_hinge_lp_start_finds_the_sets_when_no_feature_is_strong(seed, n_str
     # dual is the cutting-plane LP of selective_cuts and its sets certify after one re-solve,
     # with no cvxpy restart. Seeds 1 and 2 need strong features: the LP's sets do not
     # certify, and the set iteration and its restart still reach the optimum
-    X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=seed)
+    X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, random_state=seed)
     mu = 0.03 * mu_0(X, y, alpha=1.0, loss="hinge")
     d, _ = _check_against_primal(X, y, 1.0, mu, "hinge", coef=False)
     assert d.info["lp_rounds"] >= 1 and d.info["strong"].sum() == n_strong
@@ -453,7 +453,7 @@ def test_the_hinge_lp_start_finds_the_sets_when_no_feature_is_strong(seed, n_str
 
 def test_hinge_lp_sets_solve_the_lp_over_all_rows():
     # the constraint generation ends at an optimum of the LP with every feature's rows
-    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=3)
+    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, random_state=3)
     N, n = X.shape
     mu = 0.2 * mu_0(X, y, alpha=2.0, loss="hinge")
     lam, coef, b, strong, kink, rounds, _ = hinge_lp_sets(X, y, 2.0, mu, 1e-10)

@@ -58,7 +58,7 @@ def test_alm_sets_give_the_cvxpy_primal_and_the_homotopy_result(frac, shape):
 def test_paper_regime_on_eeg_like_data_is_found_without_the_homotopy():
     # a quarter of the features strongly active: the regime where the set iteration alone
     # stalls; the ALM sets are certified directly
-    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=30, seed=0)
+    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=30, random_state=0)
     alpha = 1.0
     mu = 1e-4 * mu_0(X, y, alpha=alpha)
     r = selective_fit(X, y, alpha=alpha, mu=mu)

@@ -38,7 +38,7 @@ def _binary_duplicated(N, n, seed):
 
 
 def test_split_qp_solves_the_dual_with_strong_features_exactly():
-    X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, seed=1)
+    X, y = eeg_like(n_objects=60, n_channels=12, n_samples=25, random_state=1)
     mu = 0.01 * mu_0(X, y, alpha=1.0, loss="hinge")
     ftol = 1e-10 * (1 + np.abs(X).max() * 2)
     lam, _, _, strong, kink, _, _ = hinge_lp_sets(X, y, 1.0, mu, ftol)
@@ -158,7 +158,7 @@ def test_hinge_mu0_equals_the_full_linear_program(n_pos):
 def test_lp_model_carried_to_the_next_mu_gives_the_fresh_solution():
     # a path reuses one working-set LP (rows re-bounded, basis kept): at every mu its
     # solution must be the one a fresh model finds
-    X, y = eeg_like(n_objects=40, n_channels=12, n_samples=25, seed=3)
+    X, y = eeg_like(n_objects=40, n_channels=12, n_samples=25, random_state=3)
     m0 = mu_0(X, y, alpha=1.0, loss="hinge")
     ftol = 1e-10 * (1.0 + np.abs(X).max() * 2.0)
     lp = None
@@ -212,7 +212,7 @@ def test_structured_interior_point_ends_where_rounding_holds_stationarity_near_1
     # the method never ended and the search fell back to Clarabel
     from pathlib_core.selective_ridge.cuts import _box, _clarabel_point, _split_ipm, _split_value
 
-    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=3)
+    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, random_state=3)
     mu = 0.01 * mu_0(X, y, alpha=1.0, loss="hinge")
     W = np.argsort(-np.abs(X).sum(0))[:60]
     lo, hi = _box(y, 1.0)

@@ -81,7 +81,7 @@ def test_regression_features_invisible_to_the_dual_need_no_homotopy():
 def test_stalled_set_iteration_on_eeg_like_data_is_finished_by_the_homotopy():
     # a small EEG-shaped problem at a small selectivity: the set iteration does not settle
     # within its budget (it used to need the cvxpy restart); the homotopy finishes it exactly
-    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, seed=0)
+    X, y = eeg_like(n_objects=40, n_channels=10, n_samples=20, random_state=0)
     alpha = 1.0
     mu = 0.005 * mu_0(X, y, alpha=alpha)
     r = selective_fit(X, y, alpha=alpha, mu=mu, set_search=False)

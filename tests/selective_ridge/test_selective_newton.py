@@ -57,7 +57,7 @@ def test_without_kink_features_it_converges_like_newton():
 def test_stalls_in_the_kink_regime_on_eeg_like_data():
     # the finding the book reports: with features at |s_i| = mu at the optimum, the golden
     # section shrinks the steps and the iteration is far from the optimum after 40 steps
-    X, y = eeg_like(seed=0, n_channels=20, n_samples=50)
+    X, y = eeg_like(random_state=0, n_channels=20, n_samples=50)
     mu = 1e-2 * mu_0(X, y, alpha=1.0)
     best = selective_fit(X, y, alpha=1.0, mu=mu)
     assert best.info["kink"].any()

@@ -188,7 +188,7 @@ def _perturbed(X, y, rec, alpha, mu, loss, size=1e-6):
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("scales", ["unit", "mixed"])
 def test_perturbed_path_point_is_not_certified(loss, scales):
-    X, y = eeg_like(n_objects=50, n_channels=10, n_samples=20, seed=3)
+    X, y = eeg_like(n_objects=50, n_channels=10, n_samples=20, random_state=3)
     if scales == "mixed":
         X = X * 10.0 ** np.random.default_rng(0).uniform(-6, 6, X.shape[1])
     path = selectivity_path(X, y, alpha=1.0, loss=loss, n_mu=10, ratio=1e-4)
