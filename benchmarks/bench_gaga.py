@@ -1,4 +1,4 @@
-"""Benchmarks of the GAGA age-path (issue 5): ``spl.age_path`` against warm-started ACS.
+"""Benchmarks of the GAGA age-path: ``gaga.age_path`` against warm-started ACS.
 
 Target, measured as a ratio in this run: ``age_path`` over the age interval against
 ``acs_path`` on the paper's 40-point grid (step 0.5, Appendix D.2), goal >= 5x faster, for the
@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
-from pathlib_core import datasets, spl  # noqa: E402
+from pathlib_core import datasets, gaga  # noqa: E402
 
 GRID = np.arange(0.5, 20.0 + 1e-9, 0.5)
 
@@ -64,15 +64,16 @@ def _problems():
 def bench(repeat: int) -> list[dict]:
     rows = []
     for name, X, y, kw, age_min in _problems():
-        t_path, path = best_time(lambda X=X, y=y, kw=kw, a=age_min: spl.age_path(
+        t_path, path = best_time(lambda X=X, y=y, kw=kw, a=age_min: gaga.age_path(
             X, y, age_min=a, age_max=20.0, **kw), repeat=repeat)
         grid = GRID[GRID >= age_min]
-        t_acs, runs = best_time(lambda X=X, y=y, kw=kw, g=grid: spl.acs_path(
-            X, y, g, max_iter=5000, **kw), repeat=repeat)
-        c_path = _cpu_time(lambda X=X, y=y, kw=kw, a=age_min: spl.age_path(
+        t_acs, grid_path = best_time(lambda X=X, y=y, kw=kw, g=grid: gaga.acs_path(
+            X, y, ages=g, max_iter=5000, **kw), repeat=repeat)
+        c_path = _cpu_time(lambda X=X, y=y, kw=kw, a=age_min: gaga.age_path(
             X, y, age_min=a, age_max=20.0, **kw), repeat)
-        c_acs = _cpu_time(lambda X=X, y=y, kw=kw, g=grid: spl.acs_path(
-            X, y, g, max_iter=5000, **kw), repeat)
+        c_acs = _cpu_time(lambda X=X, y=y, kw=kw, g=grid: gaga.acs_path(
+            X, y, ages=g, max_iter=5000, **kw), repeat)
+        runs = [grid_path.at(a) for a in grid]
         n_bp = len(path.breakpoints)
         common = dict(
             n_breakpoints=n_bp, n_turning=path.info["n_turning"],
@@ -89,8 +90,8 @@ def bench(repeat: int) -> list[dict]:
                               speedup_cpu=c_acs / c_path, n_rhs_evals=path.info["n_rhs_evals"],
                               n_steps=path.info["n_steps"], **common))
         fine = np.linspace(age_min, 20.0, n_bp)
-        t_fine, _ = best_time(lambda X=X, y=y, kw=kw, g=fine: spl.acs_path(
-            X, y, g, max_iter=5000, **kw), repeat=1)
+        t_fine, _ = best_time(lambda X=X, y=y, kw=kw, g=fine: gaga.acs_path(
+            X, y, ages=g, max_iter=5000, **kw), repeat=1)
         rows.append(ratio_row(f"age_path vs equal-resolution ACS, {name}",
                               f"ACS at {n_bp} evenly spaced ages (one per breakpoint)",
                               t_path, f"acs_path on {n_bp} ages", t_fine,
@@ -107,10 +108,10 @@ def bench_scaling(sizes) -> tuple[list[dict], dict]:
     rows, tp, ta = [], [], []
     for n in sizes:
         idx = perm[:n]
-        t_path, path = best_time(lambda idx=idx: spl.age_path(
+        t_path, path = best_time(lambda idx=idx: gaga.age_path(
             X[idx], y[idx], age_min=1.0, age_max=20.0, **kw), repeat=1)
-        t_acs, _ = best_time(lambda idx=idx: spl.acs_path(
-            X[idx], y[idx], GRID[GRID >= 1.0], max_iter=5000, **kw), repeat=1)
+        t_acs, _ = best_time(lambda idx=idx: gaga.acs_path(
+            X[idx], y[idx], ages=GRID[GRID >= 1.0], max_iter=5000, **kw), repeat=1)
         tp.append(t_path)
         ta.append(t_acs)
         rows.append(ratio_row(f"scaling, pima n={n}", "logistic, ages [1, 20]", t_path,

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 from sklearn.linear_model import Lasso, LogisticRegression
 
-from pathlib_core import datasets
-from pathlib_core.gaga import spl
+from pathlib_core import datasets, gaga
+from pathlib_core.gaga.linear_models import _Model
+from pathlib_core.gaga.linear_path import _GAGA, _LIFT_WIDTH, _State
 
 REGS = {"hard": None, "linear": None, "mixture": 0.7, "log": None}
 
@@ -24,12 +25,12 @@ REGS = {"hard": None, "linear": None, "mixture": 0.7, "log": None}
 @settings(deadline=None, max_examples=60)
 @given(loss=st.floats(0.0, 30.0), age=st.floats(0.05, 0.95), reg=st.sampled_from(sorted(REGS)))
 def test_sp_weights_minimize_the_regularized_loss(loss, age, reg):
-    gamma = REGS[reg]
-    v = float(spl.sp_weights(np.array([loss]), age, regularizer=reg, gamma=gamma)[0])
+    mixture = REGS[reg]
+    v = float(gaga.sp_weights(np.array([loss]), age, regularizer=reg, mixture=mixture)[0])
     assert 0.0 <= v <= 1.0
 
     def obj(u):
-        return u * loss + float(spl.sp_regularizer(u, age, regularizer=reg, gamma=gamma))
+        return u * loss + float(gaga.sp_regularizer(u, age, regularizer=reg, mixture=mixture))
 
     num = minimize_scalar(obj, bounds=(0.0, 1.0), method="bounded",
                           options={"xatol": 1e-12}).x
@@ -40,11 +41,11 @@ def test_sp_weights_minimize_the_regularized_loss(loss, age, reg):
 
 def test_sp_weights_known_values():
     loss = np.array([0.0, 0.5, 1.0, 3.0])
-    np.testing.assert_allclose(spl.sp_weights(loss, 2.0, regularizer="linear"),
+    np.testing.assert_allclose(gaga.sp_weights(loss, 2.0, regularizer="linear"),
                                [1.0, 0.75, 0.5, 0.0])
-    np.testing.assert_allclose(spl.sp_weights(loss, 2.0, regularizer="hard"), [1, 1, 1, 0])
+    np.testing.assert_allclose(gaga.sp_weights(loss, 2.0, regularizer="hard"), [1, 1, 1, 0])
     # mixture, gamma = 1, age = 2: v = 1 for sqrt(l) <= 2/3, 0 for sqrt(l) >= 2
-    v = spl.sp_weights(loss, 2.0, regularizer="mixture", gamma=1.0)
+    v = gaga.sp_weights(loss, 2.0, regularizer="mixture", mixture=1.0)
     np.testing.assert_allclose(v, [1.0, 1 / np.sqrt(0.5) - 0.5, 0.5, 1 / np.sqrt(3) - 0.5])
 
 
@@ -81,10 +82,10 @@ def _resolve_logistic(X, y, v, C):
 
 
 CASES = {
-    ("lasso", "linear"): dict(alpha=0.05, gamma=None, span=(0.2, 6.0)),
-    ("lasso", "mixture"): dict(alpha=0.05, gamma=0.5, span=(0.3, 6.0)),
-    ("logistic", "linear"): dict(C=1.0, gamma=None, span=(1.0, 10.0)),
-    ("logistic", "mixture"): dict(C=1.0, gamma=1.0, span=(1.0, 10.0)),
+    ("lasso", "linear"): dict(alpha=0.05, mixture=None, span=(0.2, 6.0)),
+    ("lasso", "mixture"): dict(alpha=0.05, mixture=0.5, span=(0.3, 6.0)),
+    ("logistic", "linear"): dict(C=1.0, mixture=None, span=(1.0, 10.0)),
+    ("logistic", "mixture"): dict(C=1.0, mixture=1.0, span=(1.0, 10.0)),
 }
 
 
@@ -92,7 +93,7 @@ def _path(model, reg):
     case = dict(CASES[(model, reg)])
     span = case.pop("span")
     X, y = _lasso_data() if model == "lasso" else _logistic_data()
-    path = spl.age_path(X, y, model=model, regularizer=reg, age_min=span[0], age_max=span[1],
+    path = gaga.age_path(X, y, model=model, regularizer=reg, age_min=span[0], age_max=span[1],
                         **case)
     return X, y, path, case, span
 
@@ -111,8 +112,8 @@ def test_path_is_a_partial_optimum_at_random_ages(traced):
     ages = np.r_[rng.uniform(*span, size=6), path.breakpoints[1:-1][:4]]
     for age in ages:
         sol = path.at(age)
-        theta_loss = spl.losses(X, y, sol.coef, sol.intercept, model=model, C=case.get("C"))
-        v = spl.sp_weights(theta_loss, age, regularizer=reg, gamma=case["gamma"])
+        theta_loss = gaga.losses(X, y, sol.coef, sol.intercept, model=model, C=case.get("C"))
+        v = gaga.sp_weights(theta_loss, age, regularizer=reg, mixture=case["mixture"])
         np.testing.assert_allclose(sol.weights, v, rtol=0, atol=1e-8)
         if model == "lasso":
             w, b = _resolve_lasso(X, y, v, case["alpha"])
@@ -157,14 +158,14 @@ def test_ode_right_hand_side_matches_finite_differences(traced):
     age = 0.5 * (bp[k] + bp[k + 1])
     h = 1e-4 * (bp[k + 1] - bp[k])
     sol = path.at(age)
-    m = spl._Model(model, X, y, alpha=case.get("alpha"), C=case.get("C"))
-    g = spl._GAGA(m, reg, case["gamma"], 1e-6, ())
+    m = _Model(model, X, y, alpha=case.get("alpha"), C=case.get("C"))
+    g = _GAGA(m, reg, case["mixture"], 1e-6, ())
     theta = sol.coef if model == "lasso" else np.r_[sol.coef, sol.intercept]
     state = g.state_from(theta, age)
     slope = g.rhs(age, theta, state)
     # independent: ACS (re-solves with scikit-learn-free Newton / CD) at age +- h
-    hi = spl.acs(X, y, age + h, model=model, regularizer=reg, warm_start=theta, **case)
-    lo = spl.acs(X, y, age - h, model=model, regularizer=reg, warm_start=theta, **case)
+    hi = gaga.acs(X, y, age + h, model=model, regularizer=reg, warm_start=theta, **case)
+    lo = gaga.acs(X, y, age - h, model=model, regularizer=reg, warm_start=theta, **case)
     assert hi.converged and lo.converged
     th_hi = hi.coef if model == "lasso" else np.r_[hi.coef, hi.intercept]
     th_lo = lo.coef if model == "lasso" else np.r_[lo.coef, lo.intercept]
@@ -175,7 +176,7 @@ def test_ode_right_hand_side_matches_finite_differences(traced):
 def test_lasso_rhs_equals_proposition_2():
     """Eq. (11): dw_A/dage = -sqrt(2n)/age^2 (X_AE' D X_EA)^-1 X_AE' (sign(r) l^(3/2))."""
     X, y = _lasso_data()
-    path = spl.age_path(X, y, model="lasso", regularizer="linear", alpha=0.05, age_min=0.2,
+    path = gaga.age_path(X, y, model="lasso", regularizer="linear", alpha=0.05, age_min=0.2,
                         age_max=1.0)
     age = 0.6
     w = path.at(age).coef
@@ -188,8 +189,8 @@ def test_lasso_rhs_equals_proposition_2():
     D = 1 - 3 * loss[E] / age
     paper = -np.sqrt(2 * n) / age ** 2 * np.linalg.solve(
         XEA.T @ (D[:, None] * XEA), XEA.T @ (np.sign(r[E]) * loss[E] ** 1.5))
-    m = spl._Model("lasso", X, y, alpha=0.05)
-    g = spl._GAGA(m, "linear", None, 1e-6, ())
+    m = _Model("lasso", X, y, alpha=0.05)
+    g = _GAGA(m, "linear", None, 1e-6, ())
     ours = g.rhs(age, w, g.state_from(w, age))[A]
     np.testing.assert_allclose(ours, paper, rtol=1e-10)
 
@@ -207,14 +208,14 @@ def test_duplicates_and_ties_reach_age_max(seed, n_dup, reg):
     y = X[:, 0] - 0.5 * X[:, 1] + rng.normal(scale=0.5, size=X.shape[0])
     y[-n_dup:] = y[0]
     y[1:4] = y[1]  # tied responses too
-    gamma = 0.5 if reg == "mixture" else None
-    path = spl.age_path(X, y, model="lasso", regularizer=reg, gamma=gamma, alpha=0.02,
+    mixture = 0.5 if reg == "mixture" else None
+    path = gaga.age_path(X, y, model="lasso", regularizer=reg, mixture=mixture, alpha=0.02,
                         age_min=0.05, age_max=2.0)
     assert path.breakpoints[-1] == 2.0
     for age in rng.uniform(0.05, 2.0, size=3):
         sol = path.at(age)
-        assert spl.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
-                                            regularizer=reg, gamma=gamma,
+        assert gaga.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
+                                            regularizer=reg, mixture=mixture,
                                             alpha=0.02) <= 1e-8
         # duplicated samples have equal losses, hence equal weights, at every age
         np.testing.assert_allclose(sol.weights[-n_dup:], sol.weights[0], atol=1e-10)
@@ -226,7 +227,7 @@ def test_simultaneous_critical_points_do_not_stop_the_path():
     X = rng.normal(size=(15, 2))
     y = X @ np.array([1.0, -1.0]) + rng.normal(scale=0.8, size=15)
     X, y = np.vstack([X, X]), np.r_[y, y]
-    path = spl.age_path(X, y, model="lasso", regularizer="linear", alpha=0.01, age_min=0.05,
+    path = gaga.age_path(X, y, model="lasso", regularizer="linear", alpha=0.01, age_min=0.05,
                         age_max=3.0)
     assert path.breakpoints[-1] == 3.0
     sample_events = [e for e in path.events if e.kind == "turning"
@@ -254,7 +255,7 @@ def test_jump_whose_newton_return_lands_on_the_current_point():
     rest = perm[len(y) // 4:]
     fit = rest[len(rest) // 4:]
     y_fit, _ = datasets.add_response_noise(y[fit], rate=0.3, seed=6, scale=2.0)
-    path = spl.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
+    path = gaga.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
                         age_min=0.1, age_max=20.0)
     assert path.breakpoints[-1] == 20.0
     assert np.nanmax(path.kkt_residuals()) <= 1e-9
@@ -263,7 +264,7 @@ def test_jump_whose_newton_return_lands_on_the_current_point():
     assert jumps and jumps[0].indices == (52,) and "delta" in jumps[0].info
     for age in (4.369116506 * (1 + 1e-9), 4.4, 5.0):
         sol = path.at(age)
-        assert spl.partial_optimum_residual(X[fit], y_fit, sol.coef, 0.0, age, model="lasso",
+        assert gaga.partial_optimum_residual(X[fit], y_fit, sol.coef, 0.0, age, model="lasso",
                                             regularizer="linear", alpha=0.01) <= 1e-9
 
 
@@ -290,7 +291,7 @@ def test_jump_whose_new_branch_needs_a_long_acs_run():
     continuation found". The jump search now retries with a larger cap.
     """
     X, y = _chapter3_split(7)
-    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.01,
+    path = gaga.age_path(X, y, model="lasso", regularizer="mixture", mixture=0.5, alpha=0.01,
                         age_min=0.1, age_max=20.0)
     assert path.breakpoints[-1] == 20.0
     assert np.nanmax(path.kkt_residuals()) <= 1e-9
@@ -298,8 +299,8 @@ def test_jump_whose_new_branch_needs_a_long_acs_run():
     assert jumps and jumps[0].info["jump_size"] > 1.0
     for age in (10.26168741 * (1 + 1e-9), 10.5, 12.0):
         sol = path.at(age)
-        assert spl.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
-                                            regularizer="mixture", gamma=0.5,
+        assert gaga.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
+                                            regularizer="mixture", mixture=0.5,
                                             alpha=0.01) <= 1e-9
 
 
@@ -310,7 +311,7 @@ def test_a_threshold_crossed_twice_within_one_step_is_an_event():
     went negative, and the left limit of the next event (a jump at 1.8197) had a
     partial-optimum residual of 4.8e-7. The dense-output samples of follow_path find it."""
     X, y = _chapter3_split(3)
-    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.01,
+    path = gaga.age_path(X, y, model="lasso", regularizer="mixture", mixture=0.5, alpha=0.01,
                         age_min=0.1, age_max=20.0)
     assert np.nanmax(path.kkt_residuals()) <= 1e-9
     assert any(4 in e.indices and 1.81 < e.param < 1.8125 for e in path.events)
@@ -333,7 +334,7 @@ def _refire_data():
 
 def test_reassigned_condition_that_fires_again_in_the_next_piece():
     X, y = _refire_data()
-    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.02,
+    path = gaga.age_path(X, y, model="lasso", regularizer="mixture", mixture=0.5, alpha=0.02,
                         age_min=0.05, age_max=2.0)
     assert path.breakpoints[-1] == 2.0
     feat2 = [e for e in path.events if e.indices == (X.shape[0] + 2,)]
@@ -344,8 +345,8 @@ def test_reassigned_condition_that_fires_again_in_the_next_piece():
     assert all(e.kind == "turning" for e in feat2 if 0.18 < e.param < 0.21)
     for age in np.linspace(0.1837, 0.2012, 7):
         sol = path.at(age)
-        assert spl.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
-                                            regularizer="mixture", gamma=0.5,
+        assert gaga.partial_optimum_residual(X, y, sol.coef, 0.0, age, model="lasso",
+                                            regularizer="mixture", mixture=0.5,
                                             alpha=0.02) <= 1e-9
         # the feature is out of the model in between: an exact zero, not a small value
         assert sol.coef[2] == 0.0
@@ -355,17 +356,17 @@ def test_event_lift_after_a_turning_point_is_local():
     """The reassigned conditions are lifted only in a 1e-8 window after the turning point
     (so that the next piece starts with a normal step); elsewhere the events are exact."""
     X, y = _lasso_data()
-    m = spl._Model("lasso", X, y, alpha=0.05)
-    g = spl._GAGA(m, "linear", None, 1e-6, (1e-3,))
+    m = _Model("lasso", X, y, alpha=0.05)
+    g = _GAGA(m, "linear", None, 1e-6, (1e-3,))
     age = 0.5
-    theta = spl.acs(X, y, age, model="lasso", regularizer="linear", alpha=0.05).coef
+    theta = gaga.acs(X, y, age, model="lasso", regularizer="linear", alpha=0.05).coef
     s0 = g.state_from(theta, age)
-    s = spl._State(s0.part, s0.active, s0.signs, s0.n_neg, age, (0, 3))
+    s = _State(s0.part, s0.active, s0.signs, s0.n_neg, age, (0, 3))
     exact = g.events(age, theta, s, lift=False)
     lifted = g.events(age, theta, s)
     assert np.all(lifted[[0, 3]] > exact[[0, 3]])
     np.testing.assert_array_equal(np.delete(lifted, [0, 3]), np.delete(exact, [0, 3]))
-    t1 = age * (1 + 2 * spl._LIFT_WIDTH)
+    t1 = age * (1 + 2 * _LIFT_WIDTH)
     np.testing.assert_array_equal(g.events(t1, theta, s), g.events(t1, theta, s, lift=False))
 
 
@@ -373,30 +374,32 @@ def test_event_lift_after_a_turning_point_is_local():
 
 def test_acs_reports_non_convergence():
     X, y = _lasso_data()
-    res = spl.acs(X, y, 0.5, model="lasso", regularizer="linear", alpha=0.05, max_iter=1)
+    res = gaga.acs(X, y, 0.5, model="lasso", regularizer="linear", alpha=0.05, max_iter=1)
     assert not res.converged and res.n_iter == 1
-    full = spl.acs(X, y, 0.5, model="lasso", regularizer="linear", alpha=0.05)
+    full = gaga.acs(X, y, 0.5, model="lasso", regularizer="linear", alpha=0.05)
     assert full.converged and full.residual <= 1e-10
 
 
 def test_acs_path_warm_starts_give_partial_optima():
     X, y = _logistic_data()
-    out = spl.acs_path(X, y, [1.0, 2.0, 4.0], model="logistic", regularizer="mixture",
-                       C=1.0, gamma=1.0, max_iter=5000)
+    grid = gaga.acs_path(X, y, ages=[1.0, 2.0, 4.0], model="logistic", regularizer="mixture",
+                        C=1.0, mixture=1.0, max_iter=5000)
+    out = [grid.at(a) for a in (1.0, 2.0, 4.0)]
+    assert grid.info["ages"] == [1.0, 2.0, 4.0] and not grid.events_of("not_converged")
     assert [r.converged for r in out] == [True, True, True]
     for age, r in zip([1.0, 2.0, 4.0], out, strict=True):
-        assert spl.partial_optimum_residual(X, y, r.coef, r.intercept, age, model="logistic",
-                                            regularizer="mixture", C=1.0, gamma=1.0) <= 1e-9
+        assert gaga.partial_optimum_residual(X, y, r.coef, r.intercept, age, model="logistic",
+                                            regularizer="mixture", C=1.0, mixture=1.0) <= 1e-9
 
 
 def test_estimators_select_an_age_on_validation_data():
     X, y = _lasso_data(n=100)
-    est = spl.SelfPacedLasso(alpha=0.05, age_min=0.2, age_max=3.0).fit(X, y)
+    est = gaga.SelfPacedLasso(alpha=0.05, age_min=0.2, age_max=3.0).fit(X, y)
     assert 0.2 <= est.age_ <= 3.0
     assert est.validation_error_ == pytest.approx(est.validation_curve_.min())
     assert est.predict(X).shape == (X.shape[0],)
     Xc, yc = _logistic_data()
-    clf = spl.SelfPacedLogisticRegression(C=1.0, age_min=1.0, age_max=5.0).fit(
+    clf = gaga.SelfPacedLogisticRegression(C=1.0, age_min=1.0, age_max=5.0).fit(
         Xc[:80], yc[:80], Xc[80:], yc[80:])
     assert set(np.unique(clf.predict(Xc))) <= {-1.0, 1.0}
     assert clf.validation_error_ <= 0.5
@@ -409,8 +412,8 @@ def test_estimators_select_an_age_on_validation_data():
     (dict(age_min=1.0, age_max=1.0), "age_min"),
     (dict(age_min=-1.0, age_max=1.0), "age_min"),
     (dict(age_min=0.0, age_max=1.0), "age_min"),
-    (dict(regularizer="mixture", gamma=0.0), "gamma"),
-    (dict(regularizer="mixture", gamma=None), "gamma"),
+    (dict(regularizer="mixture", mixture=0.0), "mixture"),
+    (dict(regularizer="mixture", mixture=None), "mixture"),
     (dict(model="tree"), "model"),
     (dict(regularizer="cubic"), "regularizer"),
     (dict(regularizer="hard"), "regularizer"),
@@ -430,21 +433,21 @@ def test_bad_input_raises_value_error(kwargs, match):
         X = X.copy()
         X[0, 0] = np.nan
     with pytest.raises(ValueError, match=match):
-        spl.age_path(X, y, **args)
+        gaga.age_path(X, y, **args)
 
 
 def test_bad_input_acs_and_weights():
     X, y = _lasso_data(n=30)
     with pytest.raises(ValueError, match="age"):
-        spl.acs(X, y, 0.0, model="lasso", regularizer="linear", alpha=0.05)
+        gaga.acs(X, y, 0.0, model="lasso", regularizer="linear", alpha=0.05)
     with pytest.raises(ValueError, match="ages"):
-        spl.acs_path(X, y, [1.0, -1.0], model="lasso", regularizer="linear", alpha=0.05)
+        gaga.acs_path(X, y, ages=[1.0, -1.0], model="lasso", regularizer="linear", alpha=0.05)
     with pytest.raises(ValueError, match="loss"):
-        spl.sp_weights([-1.0], 1.0, regularizer="linear")
+        gaga.sp_weights([-1.0], 1.0, regularizer="linear")
     with pytest.raises(ValueError, match="age"):
-        spl.sp_weights([1.0], 2.0, regularizer="log")
+        gaga.sp_weights([1.0], 2.0, regularizer="log")
     with pytest.raises(NotImplementedError, match="svm"):
-        spl.acs(X, np.sign(y) + (y == 0), 1.0, model="svm", regularizer="linear")
+        gaga.acs(X, np.sign(y) + (y == 0), 1.0, model="svm", regularizer="linear")
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -459,17 +462,17 @@ def test_acs_and_acs_path_check_max_iter_and_tol(kwargs, match):
     X, y = _lasso_data(n=30)
     args = dict(model="lasso", regularizer="linear", alpha=0.05, **kwargs)
     with pytest.raises(ValueError, match=match):
-        spl.acs_path(X, y, [0.5, 1.0], **args)
+        gaga.acs_path(X, y, ages=[0.5, 1.0], **args)
     with pytest.raises(ValueError, match=match):
-        spl.acs(X, y, 0.5, **args)
+        gaga.acs(X, y, 0.5, **args)
 
 
 def test_acs_path_accepts_an_integral_float_max_iter():
     X, y = _lasso_data(n=30)
     kw = dict(model="lasso", regularizer="linear", alpha=0.05)
-    a = spl.acs_path(X, y, [0.5, 1.0], max_iter=50.0, **kw)
-    b = spl.acs_path(X, y, [0.5, 1.0], max_iter=50, **kw)
-    for ra, rb in zip(a, b, strict=True):
+    a = gaga.acs_path(X, y, ages=[0.5, 1.0], max_iter=50.0, **kw)
+    b = gaga.acs_path(X, y, ages=[0.5, 1.0], max_iter=50, **kw)
+    for ra, rb in zip((a.at(0.5), a.at(1.0)), (b.at(0.5), b.at(1.0)), strict=True):
         np.testing.assert_array_equal(ra.coef, rb.coef)
         assert ra.n_iter == rb.n_iter
 
@@ -477,7 +480,7 @@ def test_acs_path_accepts_an_integral_float_max_iter():
 def test_logistic_age_min_without_partial_optimum_is_reported():
     X, y = _logistic_data()
     with pytest.raises(ValueError, match="age_min"):
-        spl.age_path(X, y, model="logistic", regularizer="linear", C=1.0, age_min=0.01,
+        gaga.age_path(X, y, model="logistic", regularizer="linear", C=1.0, age_min=0.01,
                      age_max=1.0)
 
 
@@ -490,7 +493,7 @@ def test_regression_sample_on_the_mixture_boundary():
     y = X[:, 0] - 0.5 * X[:, 1] + rng.normal(scale=0.5, size=X.shape[0])
     y[-1:] = y[0]
     y[1:4] = y[1]
-    path = spl.age_path(X, y, model="lasso", regularizer="mixture", gamma=0.5, alpha=0.02,
+    path = gaga.age_path(X, y, model="lasso", regularizer="mixture", mixture=0.5, alpha=0.02,
                         age_min=0.05, age_max=2.0)
     assert path.breakpoints[-1] == 2.0
     assert np.nanmax(path.kkt_residuals()) <= 1e-9
@@ -499,36 +502,36 @@ def test_regression_sample_on_the_mixture_boundary():
 def test_helpers_check_their_arguments():
     X, y = np.eye(4), np.array([1.0, -1.0, 0.5, 0.0])
     with pytest.raises(ValueError, match="coef"):
-        spl.losses(X, y, np.zeros(3), model="lasso", alpha=0.1)
+        gaga.losses(X, y, np.zeros(3), model="lasso", alpha=0.1)
     with pytest.raises(ValueError, match="intercept"):
-        spl.partial_optimum_residual(X, np.sign(y + 0.1), np.zeros(4), np.nan, 1.0,
+        gaga.partial_optimum_residual(X, np.sign(y + 0.1), np.zeros(4), np.nan, 1.0,
                                      model="logistic", regularizer="linear", C=1.0)
     with pytest.raises(ValueError, match="age"):
-        spl.partial_optimum_residual(X, y, np.zeros(4), 0.0, -1.0, model="lasso",
+        gaga.partial_optimum_residual(X, y, np.zeros(4), 0.0, -1.0, model="lasso",
                                      regularizer="linear", alpha=0.1)
     with pytest.raises(ValueError, match="v must"):
-        spl.weighted_fit(X, y, -np.ones(4), model="lasso", alpha=0.1)
+        gaga.weighted_fit(X, y, -np.ones(4), model="lasso", alpha=0.1)
     with pytest.raises(ValueError, match="part"):
-        spl.sp_weights_derivatives(np.ones(3), 1.0, np.array([0, 1, 7]), regularizer="linear")
+        gaga.sp_weights_derivatives(np.ones(3), 1.0, np.array([0, 1, 7]), regularizer="linear")
     with pytest.raises(ValueError, match="regularizer"):
-        spl.sp_weights_derivatives(np.ones(3), 1.0, np.zeros(3, int), regularizer="hard")
+        gaga.sp_weights_derivatives(np.ones(3), 1.0, np.zeros(3, int), regularizer="hard")
 
 
 def test_candidate_ages_are_breakpoints_plus_interior_points():
     class _P:  # only the breakpoints are read
         breakpoints = np.array([0.5, 1.0, 1.0, 3.0])
 
-    got = spl.candidate_ages(_P(), 3)
+    got = gaga.candidate_ages(_P(), 3)
     want = np.unique(np.r_[0.5, 1.0, 3.0, 0.5 + 0.5 * np.arange(1, 4) / 4,
                            1.0 + 2.0 * np.arange(1, 4) / 4])
     np.testing.assert_array_equal(got, want)
     # a zero-length piece (the jump at 1.0) adds no interior points; 0 keeps breakpoints
-    np.testing.assert_array_equal(spl.candidate_ages(_P(), 0), [0.5, 1.0, 3.0])
+    np.testing.assert_array_equal(gaga.candidate_ages(_P(), 0), [0.5, 1.0, 3.0])
     for bad in (-1, 2.5, True, "8"):
         with pytest.raises(ValueError, match="n_interior"):
-            spl.candidate_ages(_P(), bad)
+            gaga.candidate_ages(_P(), bad)
     X, y = datasets.load("diabetes", standardize=True)
-    est = spl.SelfPacedLasso(alpha=0.05, age_min=0.5, age_max=2.0, n_eval_per_piece=2.5)
+    est = gaga.SelfPacedLasso(alpha=0.05, age_min=0.5, age_max=2.0, n_eval_per_piece=2.5)
     with pytest.raises(ValueError, match="n_eval_per_piece"):
         est.fit(X[:80, :4], y[:80] - y[:80].mean())
 
@@ -547,7 +550,7 @@ def test_a_coefficient_that_leaves_is_recorded_at_zero():
     rest = perm[75:]
     fit = rest[len(rest) // 4:]
     y_fit = datasets.add_response_noise(y[fit], rate=0.3, seed=0, scale=2.0)[0]
-    path = spl.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
+    path = gaga.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
                         age_min=0.1, age_max=20.0)
     assert np.nanmax(path.kkt_residuals()) <= 1e-10
     leave = [e for e in path.events if e.indices == (len(fit) + 4,)]  # feature 4
