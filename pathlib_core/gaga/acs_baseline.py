@@ -106,6 +106,38 @@ def _grid_path(ages, results, residual, info) -> SolutionPath:
                                          residual=residual, info=info)
 
 
+def _grid(search, ages, max_iter, tol, info) -> SolutionPath:
+    """ACS at every age in the order given, each from the previous solution (the first
+    from the unweighted fit), as a path over the sorted ages."""
+    x, out = search.start(), []
+    for a in ages:
+        x, res = search.run(float(a), x, max_iter, tol)
+        out.append(res)
+    return _grid_path(ages, out, search.certificate, info)
+
+
+class _LinearSearch:
+    """ACS for the Lasso or logistic regression in the rescaled problem, reported in the
+    user's units with the user's certificate."""
+
+    def __init__(self, m, regularizer, mixture):
+        self.m, self.regularizer, self.mixture = m, regularizer, mixture
+        self.sc = _scaled_problem(m, regularizer, mixture)
+        self.certificate = _Certificate(m, regularizer, mixture)
+
+    def start(self):
+        return self.sc.model.weighted_fit(np.ones(self.m.n))
+
+    def run(self, age, theta, max_iter, tol):
+        theta, v, k, ok = alternate(self.sc.model, age / self.sc.age_factor, theta,
+                                    regularizer=self.regularizer, mixture=self.sc.mixture,
+                                    max_iter=max_iter, tol=tol)
+        th = self.sc.to_user(theta)
+        coef, b = _split(self.m, th)
+        return theta, ACSResult(coef, b, v, k, ok,
+                                self.m.certificate(th, age, self.regularizer, self.mixture))
+
+
 @fill_doc
 @single_blas_thread
 def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, mixture=None,
@@ -151,16 +183,12 @@ def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, mixture=
     age = positive_scalar(age, "age")
     _check_reg(regularizer, mixture, age)
     max_iter, tol = check_acs_controls(max_iter, tol)
-    sc = _scaled_problem(m, regularizer, mixture)
+    search = _LinearSearch(m, regularizer, mixture)
     if warm_start is None:
-        theta = sc.model.weighted_fit(np.ones(m.n))
+        theta = search.start()
     else:
-        theta = sc.from_user(as_vector(warm_start, "warm_start", length=m.p))
-    theta, v, k, ok = alternate(sc.model, age / sc.age_factor, theta, regularizer=regularizer,
-                                mixture=sc.mixture, max_iter=max_iter, tol=tol)
-    theta = sc.to_user(theta)
-    coef, b = _split(m, theta)
-    return ACSResult(coef, b, v, k, ok, m.certificate(theta, age, regularizer, mixture))
+        theta = search.sc.from_user(as_vector(warm_start, "warm_start", length=m.p))
+    return search.run(age, theta, max_iter, tol)[1]
 
 
 @fill_doc
@@ -196,9 +224,7 @@ def acs_path(X, y, *, model: str, regularizer: str, ages=None, age_min=None, age
 
     Raises
     ------
-    ValueError
-        Empty or non-positive ``ages``, a bad range, ``max_iter`` not an integer >= 1,
-        ``tol <= 0`` or other bad input, naming the argument.
+    {acs_grid_bad_input}
     NotImplementedError
         ``model="svm"`` (use :func:`svm_acs_path`).
     SolverError
@@ -210,19 +236,8 @@ def acs_path(X, y, *, model: str, regularizer: str, ages=None, age_min=None, age
     max_iter, tol = check_acs_controls(max_iter, tol)
     if regularizer == "log" and np.any(ages >= 1):
         raise ValueError("ages must be in (0, 1) with the LOG regularizer (zeta = 1 - age)")
-    sc = _scaled_problem(m, regularizer, mixture)
-    theta = sc.model.weighted_fit(np.ones(m.n))
-    out = []
-    for a in ages:
-        theta, v, k, ok = alternate(sc.model, float(a) / sc.age_factor, theta,
-                                    regularizer=regularizer, mixture=sc.mixture,
-                                    max_iter=max_iter, tol=tol)
-        th = sc.to_user(theta)
-        coef, b = _split(m, th)
-        out.append(ACSResult(coef, b, v, k, ok, m.certificate(th, float(a), regularizer,
-                                                              mixture)))
-    return _grid_path(ages, out, _Certificate(m, regularizer, mixture),
-                      dict(model=model, regularizer=regularizer, mixture=mixture))
+    return _grid(_LinearSearch(m, regularizer, mixture), ages, max_iter, tol,
+                 dict(model=model, regularizer=regularizer, mixture=mixture))
 
 
 class _SVMSearch:
@@ -233,6 +248,10 @@ class _SVMSearch:
         self.sc = _ScaledSVM(K, y, C, regularizer, mixture)
         self.user = _SVM(K, y, C, regularizer, mixture)
         self.engine = _SVMGAGA(self.sc.svm, 1e-6, ())
+        self.certificate = _SVMCertificate(self.user)
+
+    def start(self):
+        return self.sc.svm.weighted_fit(np.ones(self.y.size))
 
     def run(self, age, z, max_iter, tol):
         tau = age / self.sc.age_factor
@@ -265,10 +284,7 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, mixture=None, kernel="linear", gam
         The age :math:`\lambda`.
     regularizer : {"linear", "mixture"}
         SP-regularizer defining :math:`v^*`.
-    {hinge_C}
-    {mixture}
-    {kernel_parameters}
-    {acs_controls}
+    {svm_acs_options}
 
     Returns
     -------
@@ -284,8 +300,7 @@ def svm_acs(X, y, age, *, regularizer, C=1.0, mixture=None, kernel="linear", gam
     age = positive_scalar(age, "age")
     max_iter, tol = check_acs_controls(max_iter, tol)
     search = _SVMSearch(X, y, C, regularizer, mixture, K, is_linear)
-    z = search.sc.svm.weighted_fit(np.ones(y.size))
-    return search.run(age, z, max_iter, tol)[1]
+    return search.run(age, search.start(), max_iter, tol)[1]
 
 
 @fill_doc
@@ -306,10 +321,7 @@ def svm_acs_path(X, y, *, regularizer, ages=None, age_min=None, age_max=None,
     regularizer : {"linear", "mixture"}
         SP-regularizer defining :math:`v^*`.
     {acs_grid}
-    {hinge_C}
-    {mixture}
-    {kernel_parameters}
-    {acs_controls}
+    {svm_acs_options}
 
     Returns
     -------
@@ -321,20 +333,12 @@ def svm_acs_path(X, y, *, regularizer, ages=None, age_min=None, age_max=None,
 
     Raises
     ------
-    ValueError
-        Empty or non-positive ``ages``, a bad range, ``max_iter`` not an integer >= 1,
-        ``tol <= 0`` or other bad input, naming the argument.
+    {acs_grid_bad_input}
     SolverError
         (a ``RuntimeError``) A weighted SVM QP was not solved to optimality.
     """
     ages = acs_ages(ages, age_min, age_max, age_step)
     X, y, C, mixture, K, is_linear = validate_svm(X, y, regularizer, C, mixture, kernel, gamma)
     max_iter, tol = check_acs_controls(max_iter, tol)
-    search = _SVMSearch(X, y, C, regularizer, mixture, K, is_linear)
-    z = search.sc.svm.weighted_fit(np.ones(y.size))
-    out = []
-    for a in ages:
-        z, res = search.run(float(a), z, max_iter, tol)
-        out.append(res)
-    return _grid_path(ages, out, _SVMCertificate(search.user),
-                      dict(model="svm", regularizer=regularizer, mixture=mixture, C=C))
+    return _grid(_SVMSearch(X, y, C, regularizer, mixture, K, is_linear), ages, max_iter, tol,
+                 dict(model="svm", regularizer=regularizer, mixture=mixture, C=C))

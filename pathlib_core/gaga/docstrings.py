@@ -11,6 +11,13 @@ __all__ = ["fill_doc"]
 
 
 _FRAGMENTS = {
+    # (first: it is made of other fragments, filled after it)
+    "svm_acs_options": """\
+    {hinge_C}
+    {mixture}
+    {kernel_parameters}
+    {acs_controls}
+""",
     "svm_data": """\
     X : array_like of shape (n, d), or (n, n) with ``kernel="precomputed"``
         Training data, one sample per row (the kernel is evaluated on it).
@@ -34,6 +41,11 @@ _FRAGMENTS = {
     ValueError
         Bad input, naming the argument (including ``max_iter`` not an integer >= 1 and
         ``tol <= 0`` / NaN / inf).
+""",
+    "acs_grid_bad_input": """\
+    ValueError
+        Empty or non-positive ``ages``, a bad range, ``max_iter`` not an integer >= 1,
+        ``tol <= 0`` or other bad input, naming the argument.
 """,
     "regularizer_at_age": """\
     age : float > 0
