@@ -1,5 +1,36 @@
 r"""The self-paced SVM's weighted dual, its certificate and its rescaling (eq. 7 and Appendix
 B.4 of Qu, Li, Zhao and Gu, NeurIPS 2022).
+
+The self-paced support vector classifier minimizes over ``(w, b)`` and ``v in [0, 1]^n``
+
+.. math::
+
+    \tfrac12 \|w\|_{\mathcal H}^2 + \sum_{i=1}^n \bigl[ v_i \, \ell_i(w, b) + f(v_i, \lambda)
+    \bigr], \qquad \ell_i = C \max\{0, g_i\}, \quad g_i = 1 - y_i(\langle \phi(x_i), w\rangle
+    + b)                                                                              \qquad (7)
+
+with a self-paced regularizer ``f`` (linear or mixture,
+:func:`~pathlib_core.gaga.regularizers.sp_weights`). For fixed ``v`` this is the weighted
+SVM; its dual is the box QP
+
+.. math::
+
+    \min_\alpha \tfrac12 \alpha^\top Q \alpha - \mathbf 1^\top \alpha \quad \text{s.t.} \quad
+    0 \le \alpha_i \le C v_i, \quad y^\top \alpha = 0, \qquad Q = \mathrm{diag}(y) K
+    \mathrm{diag}(y),
+
+and ``w = sum_i alpha_i y_i phi(x_i)``, ``g = 1 - Q alpha - y b`` (eq. 21 of Appendix B.4,
+``alpha = C v * t``), solved exactly by :func:`svm_weighted_fit`. A *partial optimum* at age
+``lambda`` is a dual pair ``(alpha, b)`` that is a KKT point of the weighted dual with the
+weights ``v = v*(l(alpha, b), lambda)`` of its own losses; :func:`svm_partial_optimum_residual`
+measures this certificate.
+
+Numerics. The engines work on the kernel divided by ``kappa``, the power of 4 nearest to its
+largest diagonal entry (:class:`_ScaledSVM`), with ``kappa C``, the multipliers ``kappa
+alpha`` and the age times ``kappa`` (linear) or ``sqrt(kappa)`` (mixture, ``mixture``
+likewise): the same problem, mapped back exactly (features scaled by powers of two give the
+same path bit for bit). The certificate measures each margin against the size of its terms
+and each multiplier against its box.
 """
 
 from __future__ import annotations
