@@ -34,9 +34,12 @@ How the engine handles the hard cases
 -------------------------------------
 *Factorization.* The inverse of the reduced KKT matrix is kept and updated by bordering when
 one index enters ``F`` and by the rank-one downdate of the inverse when one leaves (``O(m^2)``
-each, ``m = |F| + rank A_F``). Drift control: a full re-factorization every ``refactor_every``
-events and whenever the stationarity residual of a freshly solved segment exceeds
-``drift_tol`` (relative); both are counted in ``path.info``.
+each, ``m = |F| + rank A_F``), by :func:`~pathlib_core.core.linalg.border_add` and
+:func:`~pathlib_core.core.linalg.border_remove`, the bordered inverse every engine shares.
+Drift control: a full re-factorization every ``refactor_every`` events (default
+:data:`~pathlib_core.core.linalg.REFACTOR_EVERY`) and whenever the stationarity residual of
+a freshly solved segment exceeds ``drift_tol`` (relative; default
+:data:`~pathlib_core.core.linalg.DRIFT_TOL`); both are counted in ``path.info``.
 
 *Ties.* All indices whose event falls within a relative ``1e-10`` of the first event, and every
 index whose slack or multiplier is numerically zero there, form the *ambiguous set* ``S``. The new
@@ -91,7 +94,7 @@ import numpy as np
 
 from .exceptions import HomotopyError
 from .kkt import QPData, qp_data_residuals
-from .linalg import psd_screen
+from .linalg import DRIFT_TOL, REFACTOR_EVERY, border_add, border_remove, psd_screen
 from .solution_path import Event, SolutionPath
 from .states import FIXED, FREE, LOWER, STATE_NAMES, UPPER
 from .threads import single_blas_thread
@@ -304,45 +307,41 @@ class KKTInverse:
         return c, 0.0
 
     def add(self, key: int) -> KKTInverse | None:
+        """Border the inverse by ``key`` (:func:`~pathlib_core.core.linalg.border_add`).
+
+        ``None`` when the Schur complement ``s`` vanishes relative to
+        ``max(|d|, |c' M^{-1} c|, p_scale)`` (a dependent index); a negative ``s`` beyond that
+        is negative curvature and triggers the problem's PSD check first.
+        """
         c, d = self._column(key)
-        if self.keys.size == 0:
-            if d < -self.sing_tol * self.prob.p_scale:
-                self.prob.negative_curvature()
-            if abs(d) <= self.sing_tol * self.prob.p_scale:
-                return None
-            return KKTInverse(self.prob, np.array([key], dtype=np.int64), np.array([[1.0 / d]]))
-        u = self.Minv @ c
-        cu = float(c @ u)
-        s = d - cu
-        ref = max(abs(d), abs(cu), self.prob.p_scale)
+        # rtol = 0: border_add refuses only s <= 0; the relative test is made here
+        new, s = border_add(self.Minv, c, d, 0.0)
+        ref = max(abs(d), abs(d - s), self.prob.p_scale)
         if np.isfinite(s) and s < -self.sing_tol * ref:
             # a second negative eigenvalue of the bordered matrix: negative curvature
             self.prob.negative_curvature()
             return None
         if not np.isfinite(s) or abs(s) <= self.sing_tol * ref:
             return None
-        m = self.keys.size
-        new = np.empty((m + 1, m + 1))
-        new[:m, :m] = self.Minv + np.outer(u, u / s)
-        new[:m, m] = -u / s
-        new[m, :m] = -u / s
-        new[m, m] = 1.0 / s
         return KKTInverse(self.prob, np.append(self.keys, key), new)
 
     def remove(self, key: int) -> KKTInverse | None:
+        """Downdate the inverse without ``key``
+        (:func:`~pathlib_core.core.linalg.border_remove`; the last key takes its place).
+
+        ``None`` when the pivot is at most ``sing_tol`` times the largest entry.
+        """
         pos = np.flatnonzero(self.keys == key)
         if pos.size != 1:
             raise HomotopyError(f"internal error: key {key} not in the factorization")
         k = int(pos[0])
         e = self.Minv[k, k]
-        keep = np.ones(self.keys.size, dtype=bool)
-        keep[k] = False
-        col = self.Minv[keep, k]
         ref = max(float(np.max(np.abs(self.Minv))), 1e-300)
         if not np.isfinite(e) or abs(e) <= self.sing_tol * ref:
             return None
-        new = self.Minv[np.ix_(keep, keep)] - np.outer(col, col / e)
-        return KKTInverse(self.prob, self.keys[keep], new)
+        keys = self.keys.copy()
+        keys[k] = keys[-1]
+        return KKTInverse(self.prob, keys[:-1], border_remove(self.Minv, k))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1217,7 +1216,7 @@ def make_problem(P, q0, q1, A, b0, b1, lb0, lb1, ub0, ub1) -> QPProblem:
 def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb1=None,
                        ub0=None, ub1=None, t_start: float, t_end: float, x0=None,
                        param_name: str = "t", until_last_event: bool = False,
-                       refactor_every: int = 50, drift_tol: float = 1e-9,
+                       refactor_every: int = REFACTOR_EVERY, drift_tol: float = DRIFT_TOL,
                        tie_tol: float = 1e-10, zero_tol: float = 1e-11, max_tie: int = 12,
                        max_events: int | None = None, max_zero_steps: int = 50) -> SolutionPath:
     r"""Exact piecewise-linear solution path of a parametric convex QP.
@@ -1315,8 +1314,8 @@ def parametric_qp_path(P, q0, q1=None, *, A=None, b0=None, b1=None, lb0=None, lb
 
 
 def trace_path(prob: QPProblem, t_start: float, t_end: float, *, x0=None, state0=None,
-           param_name="t", until_last_event=False, refactor_every=50, drift_tol=1e-9,
-           tie_tol=1e-10, zero_tol=1e-11, max_tie=12, max_events=None,
+           param_name="t", until_last_event=False, refactor_every=REFACTOR_EVERY,
+           drift_tol=DRIFT_TOL, tie_tol=1e-10, zero_tol=1e-11, max_tie=12, max_events=None,
            max_zero_steps=50, residual=None, record=None, stop=None) -> SolutionPath:
     """Trace the path (trusted inputs). Returns a :class:`SolutionPath` of ``record(point, t)``.
 
@@ -1367,8 +1366,8 @@ def assemble_path(prob: QPProblem, param_name, params, points, events, direction
 
 
 def trace_raw(prob: QPProblem, t_start: float, t_end: float, *, x0=None, state0=None,
-               until_last_event=False, refactor_every=50, drift_tol=1e-9, tie_tol=1e-10,
-               zero_tol=1e-11, max_tie=12, max_events=None, max_zero_steps=50,
+               until_last_event=False, refactor_every=REFACTOR_EVERY, drift_tol=DRIFT_TOL,
+               tie_tol=1e-10, zero_tol=1e-11, max_tie=12, max_events=None, max_zero_steps=50,
                stop_after=None, stop=None):
     """Trace from ``t_start`` toward ``t_end``; breakpoints in tracing order.
 
@@ -1467,7 +1466,7 @@ def exact_point(prob: QPProblem, t: float, state: np.ndarray) -> QPPoint | None:
     """The solution at ``t`` for the index sets ``state``, from a fresh factorization and the
     right-hand side at ``t`` (no extrapolation). ``None`` when the sets leave an equality
     multiplier undetermined or the system is singular (the caller keeps its own point)."""
-    eng = _Engine(prob, direction=1, refactor_every=1, drift_tol=1e-9, tie_tol=1e-10,
+    eng = _Engine(prob, direction=1, refactor_every=1, drift_tol=DRIFT_TOL, tie_tol=1e-10,
                   zero_tol=1e-11, max_tie=0, max_zero_steps=0)
     F = np.flatnonzero(state == FREE)
     R, Z = eng._rows_for(F)
