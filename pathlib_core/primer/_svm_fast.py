@@ -44,11 +44,11 @@ import time
 
 import numpy as np
 
+from ..core.exceptions import HomotopyError
 from ..core.homotopy import (
     FREE,
     STATE_NAMES,
     UPPER,
-    HomotopyError,
     KKTInverse,
     QPPoint,
     QPProblem,

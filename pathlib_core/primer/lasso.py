@@ -56,7 +56,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dpotri
 
-from ..core.homotopy import HomotopyError
+from ..core.exceptions import HomotopyError
 from ..core.linalg import border_add, border_remove
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
@@ -394,7 +394,7 @@ def lasso_path(X, y, *, alpha_min: float | None = None, refactor_every: int = 20
     ------
     ValueError
         Bad input (non-finite values, shapes, ``alpha_min`` < 0 or > ``alpha_max``).
-    pathlib_core.core.homotopy.HomotopyError
+    pathlib_core.core.exceptions.HomotopyError
         A degenerate event that cannot be resolved, or more than ``max_events`` events.
     """
     t0 = time.perf_counter()

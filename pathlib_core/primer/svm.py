@@ -65,11 +65,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.exceptions import HomotopyError
 from ..core.homotopy import (
     FREE,
     LOWER,
     UPPER,
-    HomotopyError,
     QPPoint,
     conditioning_note,
     engine_info,
@@ -78,6 +78,7 @@ from ..core.homotopy import (
     screen_psd,
     trace_raw,
 )
+from ..core.kernels import linear_kernel, rbf_kernel
 from ..core.kkt import QPData, qp_data_residuals, recover_bounds
 from ..core.linalg import REFACTOR_EVERY
 from ..core.solution_path import Event, SolutionPath
@@ -85,6 +86,7 @@ from ..core.threads import single_blas_thread
 from ..core.validation import (
     as_binary_labels,
     as_kernel,
+    as_matrix,
     as_vector,
     check_choice,
     check_psd,
@@ -93,7 +95,7 @@ from ..core.validation import (
 )
 from ._svm_fast import trace_svm
 
-__all__ = ["SVMSolution", "svm_path", "svm_kkt_residual"]
+__all__ = ["SVMSolution", "svm_path", "svm_kkt_residual", "kernel_matrix", "gamma_value"]
 
 _SET_NAMES = {"free": "elbow", "lower": "right", "upper": "left"}
 _C_REF = 1024.0  # largest C of the libsvm start, in units where max|K| is in (1/2, 1]
@@ -249,9 +251,41 @@ def _merge_info(parts, extra) -> dict:
     return info
 
 
+#: the kernels a path function computes from data (besides ``"precomputed"``)
+KERNELS = ("precomputed", "linear", "rbf")
+
+
+def gamma_value(gamma, X) -> float:
+    """The RBF width for the data ``X``: ``gamma`` itself (> 0), or scikit-learn's
+    ``"scale"``, ``1 / (n_features * X.var())``, or ``"auto"``, ``1 / n_features`` (1 when
+    ``X`` has no variance)."""
+    if isinstance(gamma, str):
+        check_choice(gamma, "gamma", ("scale", "auto"))
+        var = float(np.var(X)) if gamma == "scale" else 1.0
+        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    return positive_scalar(gamma, "gamma")
+
+
+def kernel_matrix(X, kernel: str = "precomputed", gamma="scale") -> np.ndarray:
+    """The training kernel of a path function, as scikit-learn's ``SVC`` reads its arguments.
+
+    ``kernel="precomputed"``: ``X`` is the kernel matrix (returned as given; the path
+    function validates it). ``"linear"``: ``X X'``. ``"rbf"``: ``exp(-gamma |x - x'|^2)``
+    with :func:`gamma_value`.
+    """
+    check_choice(kernel, "kernel", KERNELS)
+    if kernel == "precomputed":
+        return X
+    Xm = as_matrix(X, "X")
+    if kernel == "linear":
+        return linear_kernel(Xm)
+    return rbf_kernel(Xm, gamma=gamma_value(gamma, Xm))
+
+
 @single_blas_thread
-def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
-             refactor_every: int = REFACTOR_EVERY, solver: str = "lean") -> SolutionPath:
+def svm_path(X, y, *, kernel: str = "precomputed", gamma="scale", C_min: float | None = None,
+             C_max: float, alpha0=None, refactor_every: int = REFACTOR_EVERY,
+             solver: str = "lean") -> SolutionPath:
     r"""Exact regularization path of the kernel SVM for ``C`` in ``[C_min, C_max]``.
 
     Solves, for every ``C``, the dual
@@ -270,11 +304,17 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
 
     Parameters
     ----------
-    K : array_like of shape (n, n)
-        Precomputed kernel matrix (symmetric positive semi-definite; may be singular, e.g. a
-        linear kernel with ``d < n`` or duplicate points; any magnitude).
+    X : array_like of shape (n, n) or (n, d)
+        The kernel matrix ``K`` when ``kernel="precomputed"`` (the default; symmetric positive
+        semi-definite, may be singular, e.g. a linear kernel with ``d < n`` or duplicate
+        points; any magnitude), else the data, from which ``K`` is computed.
     y : array_like of shape (n,)
         Labels in ``{-1, +1}``; both classes present, any class sizes.
+    kernel : {"precomputed", "linear", "rbf"}, default "precomputed"
+        How ``K`` is obtained from ``X`` (:func:`kernel_matrix`).
+    gamma : float, "scale" or "auto", default "scale"
+        RBF width for ``kernel="rbf"`` (:func:`gamma_value`; ``"scale"`` is scikit-learn's
+        ``1 / (d X.var())``).
     C_max : float
         Largest ``C`` (> 0), any size: above the path's last event the solution is affine in
         ``C`` (constant on separable data: the hard-margin SVM).
@@ -330,24 +370,24 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
     Raises
     ------
     ValueError
-        Bad input (non-finite values, shapes, labels, non-square or non-symmetric ``K``,
+        Bad input (non-finite values, shapes, labels, non-square or non-symmetric ``X``,
         ``C_max <= 0``, ``C_min`` outside ``(0, C_max]``, ``C`` beyond the floating-point
         range once multiplied by ``max|K|``), or a kernel that is not positive
-        semi-definite (named ``K``, with its smallest eigenvalue).
-    pathlib_core.core.homotopy.HomotopyError
+        semi-definite (named ``X``, with its smallest eigenvalue).
+    pathlib_core.core.exceptions.HomotopyError
         A degenerate event that cannot be resolved (reported with the ``C`` concerned).
     """
     t_start = time.perf_counter()
-    Kv = as_kernel(K, "K")
+    Kv = as_kernel(kernel_matrix(X, kernel, gamma), "X")
     n = Kv.shape[0]
-    yv = as_binary_labels(y, "y", length=n, length_of="K")
+    yv = as_binary_labels(y, "y", length=n, length_of="X")
     C_max = positive_scalar(C_max, "C_max")
     check_choice(solver, "solver", ("lean", "generic"))
     if C_min is not None:
         C_min = positive_scalar(C_min, "C_min")
         if C_min > C_max:
             raise ValueError(f"C_min must be <= C_max; got C_min={C_min} > C_max={C_max}")
-    screen_psd(Kv, "K")
+    screen_psd(Kv, "X")
     s = kernel_scale_pow2(Kv)
     Cmax_n = C_max * s
     if not np.isfinite(Cmax_n):
@@ -361,7 +401,7 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
     Q = Kn * np.outer(yv, yv)
     prob = make_problem(Q, -np.ones(n), None, yv[None, :], np.zeros(1), np.zeros(1),
                          np.zeros(n), None, np.zeros(n), np.ones(n))
-    prob.psd_check = lambda: check_psd(Kv, "K")
+    prob.psd_check = lambda: check_psd(Kv, "X")
     to_last_event = Cmin_n is None
     if to_last_event:
         # below the first event of the path (Hastie et al. 2004, sec. 4: C_0 = 2 / (f_max -
@@ -375,7 +415,7 @@ def svm_path(K, y, *, C_max: float, C_min: float | None = None, alpha0=None,
             starts.append(min(Cmin_n, _C_REF))
     else:
         starts = [Cmax_n]
-        a0 = as_vector(alpha0, "alpha0", length=n, length_of="K") * s
+        a0 = as_vector(alpha0, "alpha0", length=n, length_of="X") * s
     kw = dict(solver=solver, refactor_every=refactor_every)
     for k, C_a in enumerate(starts):
         x0 = _start_alpha(Kn, yv, C_a) if alpha0 is None else np.clip(a0, 0.0, C_a)

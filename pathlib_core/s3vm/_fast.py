@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.exceptions import HomotopyError
 from ..core.homotopy import (
     UPPER,
-    HomotopyError,
     KKTInverse,
     QPPoint,
     QPProblem,

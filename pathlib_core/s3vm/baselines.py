@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.homotopy import HomotopyError, screen_psd
+from ..core.exceptions import PathlibCoreError, QPSolverError
+from ..core.homotopy import screen_psd
 from ..core.qp import solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import check_psd, positive_scalar
@@ -75,7 +76,7 @@ def _kernel_named(func):
         screen_psd(Kv, "K")
         try:
             return func(Kv, y, **kwargs)
-        except (HomotopyError, ValueError, np.linalg.LinAlgError) as exc:
+        except (PathlibCoreError, ValueError, np.linalg.LinAlgError) as exc:
             try:
                 check_psd(Kv, "K")
             except ValueError as err:
@@ -89,7 +90,7 @@ def _box_qp(K, ylab, b, ub, theta0):
     Q = K * np.outer(ylab, ylab)
     res = solve_qp(Q, b * ylab - 1.0, lb=np.zeros(ylab.size), ub=ub, warm_start=theta0)
     if res.status != "optimal":
-        raise HomotopyError(f"inner SVM solve failed ({res.status})")
+        raise QPSolverError(f"inner SVM solve failed ({res.status})")
     return res.x
 
 
@@ -253,7 +254,7 @@ def cccp_tsvm(K, y, *, C, C_unlabeled, s: float = -0.3, max_iter: int = 50) -> T
         res = solve_qp(Q, q, lb=-rho, ub=c - rho, warm_start=np.clip(v, -rho, c - rho))
         n_qp += 1
         if res.status != "optimal":
-            raise HomotopyError(f"CCCP inner solve failed ({res.status})")
+            raise QPSolverError(f"CCCP inner solve failed ({res.status})")
         v = res.x
         coef = np.bincount(pidx, weights=z * v, minlength=yv.size)
         f = Kv @ coef + b

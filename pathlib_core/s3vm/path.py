@@ -45,11 +45,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.exceptions import HomotopyError, PathlibCoreError, QPSolverError, SolverError
 from ..core.homotopy import (
     FREE,
     LOWER,
     UPPER,
-    HomotopyError,
     conditioning_note,
     kernel_scale_pow2,
     make_problem,
@@ -62,11 +62,11 @@ from ..core.qp import solve_qp
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import as_kernel, as_vector, check_choice, check_psd, positive_scalar
+from ..primer.svm import kernel_matrix
 from ._fast import trace_cp
 
 __all__ = [
     "S3VMSolution",
-    "S3VMPathClassifier",
     "s3vm_path",
     "s3vm_objective",
     "conditional_solution",
@@ -108,16 +108,17 @@ class S3VMSolution:
 # ---------------------------------------------------------------------------------------------
 # validation and small helpers
 # ---------------------------------------------------------------------------------------------
-def check_s3vm_inputs(K, y):
-    """Validate ``K`` (square, symmetric, finite) and ``y`` in ``{-1, 0, +1}``.
+def check_s3vm_inputs(K, y, name: str = "K"):
+    """Validate ``K`` (square, symmetric, finite; ``name`` in messages) and ``y`` in
+    ``{-1, 0, +1}``.
 
     Returns ``(K, y, lab, unl)`` with boolean masks of labeled and unlabeled points. Raises
     ``ValueError`` naming the argument: labels outside ``{-1, 0, +1}``, no labeled point of one
     class, no unlabeled point, shape mismatch.
     """
-    Kv = as_kernel(K, "K")
+    Kv = as_kernel(K, name)
     n = Kv.shape[0]
-    yv = as_vector(y, "y", length=n, length_of="K")
+    yv = as_vector(y, "y", length=n, length_of=name)
     bad = sorted(set(np.unique(yv).tolist()) - {-1.0, 0.0, 1.0})
     if bad:
         raise ValueError(f"y must contain only -1, 0 (unlabeled) and +1; found {bad[:5]}")
@@ -324,9 +325,9 @@ def conditional_solution(K, y, labels, *, C, C_unlabeled, warm_start=None, tol=1
     ValueError
         Bad ``K``, ``y``, ``labels`` (wrong length, NaN / inf, or a value other than -1 / +1
         on an unlabeled point), ``C`` or ``C_unlabeled``, naming the argument.
-    pathlib_core.core.homotopy.HomotopyError
-        A QP was not solved to optimality, or the working set of polytope constraints did not
-        settle.
+    pathlib_core.core.exceptions.SolverError
+        A QP was not solved to optimality (:class:`~pathlib_core.core.exceptions.QPSolverError`),
+        or the working set of polytope constraints did not settle.
     """
     Kv, yv, lab, unl = check_s3vm_inputs(K, y)
     ylab = _check_labels(labels, yv, lab, unl)
@@ -367,7 +368,7 @@ def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10, viol_tol=None):
         n_qp += 1
         _LAST_ITERS.append(int(res.n_iter))
         if res.status != "optimal":
-            raise HomotopyError(f"the conditional problem could not be solved ({res.status})")
+            raise QPSolverError(f"the conditional problem could not be solved ({res.status})")
         theta, gamma_a = res.x[:n], res.x[n:]
         gamma = np.zeros(n)
         gamma[act] = gamma_a
@@ -379,7 +380,7 @@ def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10, viol_tol=None):
             return _record(K, ylab, theta, gamma, b), gamma, n_qp
         act = np.concatenate([act, viol])
         gamma_a = np.concatenate([gamma_a, np.zeros(viol.size)])
-    raise HomotopyError("the working set of polytope constraints did not converge")
+    raise SolverError("the working set of polytope constraints did not converge")
 
 
 def supervised_fixed_bias(K, ylab, lab, b, C):
@@ -389,7 +390,7 @@ def supervised_fixed_bias(K, ylab, lab, b, C):
     Q = K[np.ix_(li, li)] * np.outer(yl, yl)
     res = solve_qp(Q, b * yl - 1.0, lb=np.zeros(li.size), ub=np.full(li.size, C))
     if res.status != "optimal":
-        raise HomotopyError(f"the supervised SVM could not be solved ({res.status})")
+        raise QPSolverError(f"the supervised SVM could not be solved ({res.status})")
     theta = np.zeros(ylab.shape[0])
     theta[li] = res.x
     return theta
@@ -599,7 +600,7 @@ def _solve_box(Q, q, ub, theta0):
     res = solve_qp(Q, q, lb=np.zeros(q.size), ub=ub, warm_start=np.clip(theta0, 0.0, ub),
                    tol=1e-12)
     if res.status != "optimal":
-        raise HomotopyError(f"restart solve failed ({res.status})")
+        raise QPSolverError(f"restart solve failed ({res.status})")
     return res.x
 
 
@@ -629,7 +630,8 @@ def _lerp(r0: S3VMSolution, r1: S3VMSolution, s: float) -> S3VMSolution:
 # the whole path (Algorithm 1)
 # ---------------------------------------------------------------------------------------------
 @single_blas_thread
-def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
+def s3vm_path(X, y, *, kernel: str = "precomputed", gamma="scale", C, C_unlabeled_max,
+              boundary_tol: float = 1e-9,
               refactor_every: int = REFACTOR_EVERY, max_jumps: int | None = None,
               engine: str = "fast") -> SolutionPath:
     r"""Path of local optima of the S3VM for ``C^*`` in ``[0, C_unlabeled_max]``.
@@ -643,10 +645,15 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
 
     Parameters
     ----------
-    K : array_like of shape (n, n)
-        Kernel over labeled and unlabeled points (symmetric PSD).
+    X : array_like of shape (n, n) or (n, d)
+        The kernel ``K`` over labeled and unlabeled points (symmetric PSD) when
+        ``kernel="precomputed"`` (the default), else the points, from which ``K`` is computed.
     y : array_like of shape (n,)
         ``-1`` / ``+1`` for labeled points, ``0`` for unlabeled points.
+    kernel : {"precomputed", "linear", "rbf"}, default "precomputed"
+        How ``K`` is obtained from ``X`` (:func:`pathlib_core.primer.svm.kernel_matrix`).
+    gamma : float, "scale" or "auto", default "scale"
+        RBF width for ``kernel="rbf"`` (``"scale"``: scikit-learn's ``1 / (d X.var())``).
     C : float
         Weight of the labeled losses (> 0).
     C_unlabeled_max : float
@@ -671,7 +678,7 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
 
     Returns
     -------
-    Path
+    SolutionPath
         ``param_name == "C_unlabeled"``; ``path.at(t)`` is an :class:`S3VMSolution`; at a
         jump ``at`` returns the solution after it (``side="left"`` the one before). Events
         ``"enter"`` / ``"leave"`` (index-set changes of the CP-steps, ``info["from"/"to"]``)
@@ -697,23 +704,25 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     solution is affine in ``C^*`` up to the end.
 
     *Kernels that are not positive semi-definite* make the conditional problems non-convex;
-    an ``O(n^2)`` screen of ``K``, negative curvature met by a factorization, or a failed
+    an ``O(n^2)`` screen of the kernel, negative curvature met by a factorization, or a failed
     solve trigger an eigenvalue check that raises ``ValueError`` naming ``K``.
 
     Raises
     ------
     ValueError
         Bad input (naming the argument), or ``K`` not positive semi-definite.
-    pathlib_core.core.homotopy.HomotopyError
+    pathlib_core.core.exceptions.HomotopyError
         A degenerate event that cannot be resolved, or more than ``max_jumps`` label flips.
+    pathlib_core.core.exceptions.SolverError
+        A conditional problem of a DJ-step was not solved.
     """
     t_start = time.perf_counter()
-    Kv, yv, lab, unl = check_s3vm_inputs(K, y)
+    Kv, yv, lab, unl = check_s3vm_inputs(kernel_matrix(X, kernel, gamma), y, "X")
     C = positive_scalar(C, "C")
     Cmax = positive_scalar(C_unlabeled_max, "C_unlabeled_max", allow_zero=True)
     check_choice(engine, "engine", ("fast", "generic"))
     btol = positive_scalar(boundary_tol, "boundary_tol")
-    screen_psd(Kv, "K")
+    screen_psd(Kv, "X")
     s = kernel_scale_pow2(Kv)
     C_n, Cmax_n = C * s, Cmax * s
     for name, val, val_n in (("C", C, C_n), ("C_unlabeled_max", Cmax, Cmax_n)):
@@ -723,11 +732,11 @@ def s3vm_path(K, y, *, C, C_unlabeled_max, boundary_tol: float = 1e-9,
     Kn = Kv / s if s != 1.0 else Kv
     n = Kv.shape[0]
     max_j = 10 * n + 100 if max_jumps is None else int(max_jumps)
-    psd_check = lambda: check_psd(Kv, "K")  # noqa: E731
+    psd_check = lambda: check_psd(Kv, "X")  # noqa: E731
     try:
         params, recs, events, info = _trace_s3vm(Kn, yv, lab, unl, C_n, Cmax_n, btol,
                                                  refactor_every, max_j, engine, psd_check)
-    except (HomotopyError, ValueError, np.linalg.LinAlgError) as exc:
+    except (PathlibCoreError, ValueError, np.linalg.LinAlgError) as exc:
         # every input is valid here: a failure inside the solvers with a kernel that is not
         # PSD (a non-convex conditional problem) is reported as such, naming K
         try:
@@ -920,91 +929,6 @@ def select_C_unlabeled(path: SolutionPath, K_val, y_val) -> tuple[float, float]:
     best = float(errs.min())
     t = float(grid[np.flatnonzero(errs <= best)[-1]])
     return t, best
-
-
-# ---------------------------------------------------------------------------------------------
-# estimator
-# ---------------------------------------------------------------------------------------------
-class S3VMPathClassifier:
-    """Semi-supervised SVM trained by the S3VM path, with ``C^*`` chosen exactly.
-
-    scikit-learn conventions for semi-supervised learners: in ``fit(X, y)`` unlabeled points
-    are marked by ``unlabeled=-1``; the two classes are the other two label values (e.g. 0/1
-    or 1/2). (If the classes themselves are -1/+1, pass ``unlabeled=0``.)
-
-    Parameters
-    ----------
-    C : float
-        Weight of labeled losses.
-    C_unlabeled_max : float, optional
-        End of the path (default ``C``).
-    gamma : float or "scale"
-        RBF kernel width ``exp(-gamma |x - x'|^2)``; ``"scale"`` means ``1 / d``.
-    unlabeled : int
-        Label value marking unlabeled points.
-
-    Attributes
-    ----------
-    path_ : Path
-    C_unlabeled_ : float
-        Chosen ``C^*``: the one minimizing the validation error over the continuum
-        ``[0, C_unlabeled_max]`` when ``X_val, y_val`` are given to ``fit``, else the end.
-    classes_ : ndarray of shape (2,)
-    transduction_ : ndarray
-        Predicted labels (in ``classes_``) of the training points.
-    """
-
-    def __init__(self, *, C=1.0, C_unlabeled_max=None, gamma="scale", unlabeled=-1):
-        self.C = C
-        self.C_unlabeled_max = C_unlabeled_max
-        self.gamma = gamma
-        self.unlabeled = unlabeled
-
-    def _kernel(self, A, B):
-        from ..core.kernels import rbf_kernel
-
-        return rbf_kernel(A, B, gamma=self.gamma_)
-
-    def fit(self, X, y, X_val=None, y_val=None):
-        from ..core.validation import as_matrix
-
-        X = as_matrix(X, "X")
-        yv = np.asarray(y)
-        if yv.shape != (X.shape[0],):
-            raise ValueError(f"y must have shape ({X.shape[0]},); got {yv.shape}")
-        classes = np.unique(yv[yv != self.unlabeled])
-        if classes.size != 2:
-            raise ValueError(f"y must contain exactly two classes besides the unlabeled "
-                             f"marker {self.unlabeled!r}; found {classes.tolist()}")
-        self.classes_ = classes
-        ys = np.where(yv == self.unlabeled, 0.0, np.where(yv == classes[1], 1.0, -1.0))
-        self.gamma_ = 1.0 / X.shape[1] if self.gamma == "scale" else positive_scalar(
-            self.gamma, "gamma")
-        self.X_fit_ = X
-        K = self._kernel(X, X)
-        Cmax = self.C if self.C_unlabeled_max is None else self.C_unlabeled_max
-        self.path_ = s3vm_path(K, ys, C=self.C, C_unlabeled_max=Cmax)
-        if X_val is not None:
-            Xv = as_matrix(X_val, "X_val")
-            yvv = np.asarray(y_val)
-            if yvv.shape != (Xv.shape[0],) or not np.all(np.isin(yvv, classes)):
-                raise ValueError("y_val must have one label per row of X_val, from classes_")
-            ysv = np.where(yvv == classes[1], 1.0, -1.0)
-            self.C_unlabeled_, self.validation_error_ = select_C_unlabeled(
-                self.path_, self._kernel(X, Xv), ysv)
-        else:
-            self.C_unlabeled_ = float(self.path_.breakpoints[-1])
-        self.solution_ = self.path_.at(self.C_unlabeled_)
-        self.transduction_ = self.classes_[(self.solution_.labels > 0).astype(int)]
-        return self
-
-    def decision_function(self, X):
-        from ..core.validation import as_matrix
-
-        return self.solution_.decision_function(self._kernel(self.X_fit_, as_matrix(X, "X")))
-
-    def predict(self, X):
-        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
 
 
 # ---------------------------------------------------------------------------------------------

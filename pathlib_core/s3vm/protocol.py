@@ -220,7 +220,7 @@ def objective_comparison(X, y, seed, *, Cs=(1, 10, 100, 1000), n_steps=10):
     ------
     ValueError
         From :func:`make_split`, or from the solvers on bad input.
-    pathlib_core.core.homotopy.HomotopyError
+    pathlib_core.core.exceptions.SolverError
         A conditional problem could not be solved.
     """
     lab, unl, _, _ = make_split(y, seed)

@@ -362,10 +362,10 @@ def _small():
 
 
 @pytest.mark.parametrize("mutate, match", [
-    (lambda K, y: (np.where(np.eye(10) > 0, np.nan, K), y), "K"),
+    (lambda K, y: (np.where(np.eye(10) > 0, np.nan, K), y), "X"),
     (lambda K, y: (K, np.r_[y[:-1], np.inf]), "y"),
-    (lambda K, y: (K[:, :9], y), "K"),
-    (lambda K, y: (K + np.triu(np.ones((10, 10)), 1), y), "K"),
+    (lambda K, y: (K[:, :9], y), "X"),
+    (lambda K, y: (K + np.triu(np.ones((10, 10)), 1), y), "X"),
     (lambda K, y: (K, y[:9]), "y"),
     (lambda K, y: (K, np.r_[y[:-1], 2.0]), "y"),
     (lambda K, y: (K, np.ones(10)), "y"),

@@ -241,7 +241,7 @@ def _indefinite(seed, n=12):
 ])
 def test_indefinite_kernels_are_named(make):
     X, y = _two_blobs(30, 3)
-    with pytest.raises(ValueError, match="K must be positive semi-definite"):
+    with pytest.raises(ValueError, match="X must be positive semi-definite"):
         svm_path(make(X), y, C_max=10.0, C_min=0.01)
 
 
@@ -250,7 +250,7 @@ def test_negative_curvature_met_by_the_path_is_named():
     from pathlib_core.core.linalg import psd_screen
 
     assert psd_screen(K, 1e-10 * np.abs(K).max())
-    with pytest.raises(ValueError, match="K must be positive semi-definite.*smallest eigen"):
+    with pytest.raises(ValueError, match="X must be positive semi-definite.*smallest eigen"):
         svm_path(K, y, C_max=100.0, C_min=0.01)
 
 

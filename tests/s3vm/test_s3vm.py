@@ -14,8 +14,8 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import StandardScaler
 
+from pathlib_core.s3vm.estimator import S3VMPathClassifier
 from pathlib_core.s3vm.path import (
-    S3VMPathClassifier,
     class_balance_bias,
     conditional_solution,
     s3vm_objective,
@@ -296,7 +296,7 @@ def test_classifier_sklearn_conventions():
     (dict(y=np.r_[1.0, 1.0, 0.0, 0.0]), "both classes"),
     (dict(y=np.r_[1.0, -1.0, 1.0, -1.0]), "unlabeled"),
     (dict(y=np.r_[1.0, -1.0, 0.0]), "y"),
-    (dict(K=np.ones((4, 3))), "K"),
+    (dict(K=np.ones((4, 3))), "X"),
 ])
 def test_bad_input(kwargs, match):
     X = np.arange(8.0).reshape(4, 2)

@@ -180,7 +180,7 @@ def test_property_per_column_scales_complete_or_name_the_conditioning(seed, n, d
 ])
 def test_indefinite_kernels_are_named(make):
     X, y = _problem()
-    with pytest.raises(ValueError, match="K must be positive semi-definite"):
+    with pytest.raises(ValueError, match="X must be positive semi-definite"):
         s3vm_path(make(X), y, C=1.0, C_unlabeled_max=1.0)
 
 
@@ -194,5 +194,5 @@ def test_indefinite_kernel_passing_the_screen_is_named():
     from pathlib_core.core.linalg import psd_screen
 
     assert psd_screen(0.5 * (K + K.T), 1e-10 * np.abs(K).max())
-    with pytest.raises(ValueError, match="K must be positive semi-definite"):
+    with pytest.raises(ValueError, match="X must be positive semi-definite"):
         s3vm_path(0.5 * (K + K.T), y, C=10.0, C_unlabeled_max=10.0)
