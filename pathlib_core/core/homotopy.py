@@ -378,13 +378,10 @@ class _Engine:
         self.value_tol = 1e-8
         self.t_scale = 0.0  # max(|t_start|, |t_end|), set by trace_path
         self.stuck_tol = 1e-9
-        self.n_refactor = 0
-        self.n_updates = 0
+        # statistics reported in path.info
+        self.n_refactor = self.n_updates = self.since_refactor = 0
+        self.n_tie_events = self.n_candidates = self.max_ambiguous = 0
         self.max_drift = 0.0
-        self.n_tie_events = 0
-        self.n_candidates = 0
-        self.max_ambiguous = 0
-        self.since_refactor = 0
 
     # ---- index sets ------------------------------------------------------------------
     def _rows_for(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -422,19 +419,11 @@ class _Engine:
             fac = base
             adds = [i for i in changes if state[i] == FREE]
             rems = [i for i in changes if state[i] != FREE and i in set(base.F.tolist())]
-            ok = True
-            for i in adds:
-                fac = fac.add(int(i))
+            for i in adds + rems:  # entering indices first, then the leaving ones
+                fac = fac.add(int(i)) if state[i] == FREE else fac.remove(int(i))
                 if fac is None:
-                    ok = False
                     break
-            if ok:
-                for i in rems:
-                    fac = fac.remove(int(i))
-                    if fac is None:
-                        ok = False
-                        break
-            if ok:
+            else:
                 self.n_updates += len(adds) + len(rems)
                 return fac
         self.n_refactor += 1
@@ -630,6 +619,17 @@ class _Engine:
         ok, z, _ = self.check(seg, z_in)
         return ok, z
 
+    def _tolerated_slacks(self, seg: _Segment):
+        """:meth:`slacks` with what decides an event: ``(v, rate, idx, kind, a, gs, dgs,
+        vtol, rtol)``, ``gs`` / ``dgs`` the multiplier scales of :meth:`scales`, ``vtol`` the
+        tolerance of each row's value (zero_tol times its scale), ``rtol`` of its rate."""
+        v, rate, idx, kind, a = self.slacks(seg)
+        xs, gs, dxs, dgs = self.scales(seg)
+        isprim = kind < 2
+        vtol = np.where(isprim, self.zero_tol * xs, self.zero_tol * gs)
+        rtol = self._rate_tol(seg, isprim, vtol, dxs, dgs)
+        return v, rate, idx, kind, a, gs, dgs, vtol, rtol
+
     def check(self, seg: _Segment, z_in: float | None, exempt=frozenset()):
         """(ok, z, violators): violators maps a variable to the state that repairs its row.
 
@@ -638,11 +638,7 @@ class _Engine:
         """
         if not seg.eq_ok:
             return False, None, {}
-        v, rate, idx, kind, a = self.slacks(seg)
-        xs, gs, dxs, dgs = self.scales(seg)
-        isprim = kind < 2
-        vtol = np.where(isprim, self.zero_tol * xs, self.zero_tol * gs)
-        rtol = self._rate_tol(seg, isprim, vtol, dxs, dgs)
+        v, rate, idx, kind, a, gs, dgs, vtol, rtol = self._tolerated_slacks(seg)
         k = seg.Z.shape[1]
         z = None
         if k == 0:
@@ -688,11 +684,7 @@ class _Engine:
     # ---- step to the next event --------------------------------------------------------
     def next_event(self, seg: _Segment, z: float | None, span: float):
         """Return (tau, blocking rows, z_end, collapse) for the segment."""
-        v, rate, idx, kind, a = self.slacks(seg)
-        xs, gs, dxs, dgs = self.scales(seg)
-        isprim = kind < 2
-        vtol = np.where(isprim, self.zero_tol * xs, self.zero_tol * gs)
-        rtol = self._rate_tol(seg, isprim, vtol, dxs, dgs)
+        v, rate, idx, kind, a, gs, dgs, vtol, rtol = self._tolerated_slacks(seg)
         k = seg.Z.shape[1]
         zc = np.zeros(v.size, dtype=bool)
         if k:

@@ -407,14 +407,10 @@ class ConformalKernel:
     base : callable or str
         The basic kernel ``base(X, Y=None) -> ndarray``, or a name for
         :func:`kernel_from_name` (then ``base_params`` are its parameters).
-    cores : array_like of shape (n_ec, d)
-        Empirical cores ``a_i``.
-    alphas : array_like of shape (n_ec,)
-        Combination coefficients ``alpha_i``.
-    alpha0 : float
-        Constant term ``alpha_0``.
-    gamma : float
-        Width of the core kernel ``k_1(x, a) = exp(-gamma ||x - a||^2)``.
+    cores, alphas, alpha0, gamma
+        The conformal factor ``c`` (see :func:`conformal_factor`): empirical cores ``a_i``
+        of shape (n_ec, d), their coefficients ``alpha_i`` (n_ec,), the constant term
+        ``alpha_0`` and the width of the core kernel ``k_1(x, a) = exp(-gamma ||x - a||^2)``.
     base_params : dict, optional
         Parameters of a named base kernel.
 

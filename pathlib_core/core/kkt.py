@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pathlib_core.core.validation import as_matrix, as_vector, positive_scalar
+from .validation import as_matrix, as_symmetric, as_vector, positive_scalar
 
 __all__ = [
     "KKTResiduals",
@@ -102,20 +102,6 @@ class QPData:
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         return self.q.copy() if self.P is None else self.P @ x + self.q
-
-
-def _as_square_symmetric(P, name: str = "P", *, symmetric_tol: float = 1e-8) -> np.ndarray:
-    arr = as_matrix(P, name)
-    if arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"{name} must be a square (n x n) matrix; got shape {arr.shape}")
-    scale = max(1.0, float(np.max(np.abs(arr))))
-    asym = float(np.max(np.abs(arr - arr.T)))
-    if asym > symmetric_tol * scale:
-        raise ValueError(
-            f"{name} must be symmetric; largest |{name} - {name}'| entry is {asym:.3g} "
-            f"(tolerance {symmetric_tol:g} x max|{name}|)"
-        )
-    return 0.5 * (arr + arr.T)
 
 
 def _constraint_pair(M, v, mname: str, vname: str, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -165,7 +151,7 @@ def _qp_data(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None,
         raise ValueError(f"{qname} must have at least one entry")
     P_arr = None
     if P is not None:
-        P_arr = _as_square_symmetric(P, "P")
+        P_arr = as_symmetric(P, "P", what="(n x n) matrix", scale_floor=1.0)
         if P_arr.shape[0] != n:
             raise ValueError(f"{qname} must have length {P_arr.shape[0]} (the size of P); "
                              f"got {n}")

@@ -366,17 +366,11 @@ class _Tracer:
         self.residual_fn, self.correct_fn, self.record_fn, self.jac_fn = (
             residual, correct, record, jac)
         self.opts = opts
-        self.n_rhs = 0
-        self.n_jac = 0
-        self.n_residual = 0
+        # statistics reported in path.info
+        self.n_rhs = self.n_jac = self.n_residual = self.n_steps = self.n_lu = 0
+        self.n_pieces = self.n_zero_length = self.n_missed_crossings = 0
+        self.n_corrections = self.n_restarts = 0
         self.n_event_evals = [0]
-        self.n_steps = 0
-        self.n_lu = 0
-        self.n_pieces = 0
-        self.n_zero_length = 0
-        self.n_missed_crossings = 0
-        self.n_corrections = 0
-        self.n_restarts = 0
         self.kinds: dict[str, int] = {}
         self.max_residual = 0.0
         self.max_residual_seen = 0.0

@@ -255,6 +255,34 @@ def _pow2_shift(v):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _constraint_norms(M, rows, col, cn, out):  # pragma: no cover - compiled
+    """Largest scaled entry ``|M_rj| rows_r col_j`` of each row into ``out``; ``cn`` (the
+    column norms so far) raised to each column's largest one."""
+    for r in range(M.shape[0]):
+        m = 0.0
+        for j in range(M.shape[1]):
+            v = abs(M[r, j]) * rows[r] * col[j]
+            if v > m:
+                m = v
+            if v > cn[j]:
+                cn[j] = v
+        out[r] = m
+
+
+@njit(cache=True)
+def _rescale(factors, norms):  # pragma: no cover - compiled
+    """Multiply each factor by the power of two that brings its norm towards 1; whether one
+    changed."""
+    changed = False
+    for r in range(factors.shape[0]):
+        k = _pow2_shift(norms[r])
+        if k != 0:
+            factors[r] = math.ldexp(factors[r], k)
+            changed = True
+    return changed
+
+
+@njit(cache=True)
 def ruiz_pow2(P, A, G, q, has_p, passes):  # pragma: no cover - compiled
     """Ruiz passes on ``[[P, A', G'], [A, 0, 0], [G, 0, 0]]`` with power-of-two factors.
 
@@ -279,40 +307,11 @@ def ruiz_pow2(P, A, G, q, has_p, passes):  # pragma: no cover - compiled
                         m = v
                 pn[j] = m * col[j]
                 cn[j] = pn[j]
-        for r in range(mA):
-            m = 0.0
-            for j in range(n):
-                v = abs(A[r, j]) * rA[r] * col[j]
-                if v > m:
-                    m = v
-                if v > cn[j]:
-                    cn[j] = v
-            nA[r] = m
-        for r in range(mG):
-            m = 0.0
-            for j in range(n):
-                v = abs(G[r, j]) * rG[r] * col[j]
-                if v > m:
-                    m = v
-                if v > cn[j]:
-                    cn[j] = v
-            nG[r] = m
-        changed = False
-        for j in range(n):
-            k = _pow2_shift(cn[j])
-            if k != 0:
-                col[j] = math.ldexp(col[j], k)
-                changed = True
-        for r in range(mA):
-            k = _pow2_shift(nA[r])
-            if k != 0:
-                rA[r] = math.ldexp(rA[r], k)
-                changed = True
-        for r in range(mG):
-            k = _pow2_shift(nG[r])
-            if k != 0:
-                rG[r] = math.ldexp(rG[r], k)
-                changed = True
+        _constraint_norms(A, rA, col, cn, nA)
+        _constraint_norms(G, rG, col, cn, nG)
+        changed = _rescale(col, cn)
+        changed = _rescale(rA, nA) or changed
+        changed = _rescale(rG, nG) or changed
         if not changed:
             break
     size, empty = 0.0, False

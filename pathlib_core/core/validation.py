@@ -16,6 +16,7 @@ __all__ = [
     "as_matrix",
     "as_vector",
     "as_kernel",
+    "as_symmetric",
     "as_binary_labels",
     "positive_scalar",
     "finite_scalar",
@@ -35,14 +36,21 @@ def check_all_finite(arr: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} must contain only finite values; found {n_bad} NaN/inf")
 
 
+def _float_array(value, name: str, ndim: int) -> np.ndarray:
+    """``value`` as a float array with ``ndim`` dimensions, or ``ValueError`` naming ``name``."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric {ndim}-D array; got "
+                         f"{type(value).__name__}") from exc
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D; got an array of shape {arr.shape}")
+    return arr
+
+
 def as_matrix(X, name: str = "X", *, min_rows: int = 1, min_cols: int = 1) -> np.ndarray:
     """Return ``X`` as a finite 2-D float array, or raise ``ValueError`` naming ``name``."""
-    try:
-        arr = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric 2-D array; got {type(X).__name__}") from exc
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-D; got an array of shape {arr.shape}")
+    arr = _float_array(X, name, 2)
     if arr.shape[0] < min_rows or arr.shape[1] < min_cols:
         raise ValueError(
             f"{name} must have at least {min_rows} row(s) and {min_cols} column(s); "
@@ -54,12 +62,7 @@ def as_matrix(X, name: str = "X", *, min_rows: int = 1, min_cols: int = 1) -> np
 
 def as_vector(v, name: str, *, length: int | None = None, length_of: str = "") -> np.ndarray:
     """Return ``v`` as a finite 1-D float array (optionally of a given length)."""
-    try:
-        arr = np.asarray(v, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric 1-D array; got {type(v).__name__}") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D; got an array of shape {arr.shape}")
+    arr = _float_array(v, name, 1)
     if length is not None and arr.shape[0] != length:
         what = f" (the number of rows of {length_of})" if length_of else ""
         raise ValueError(f"{name} must have length {length}{what}; got {arr.shape[0]}")
@@ -75,15 +78,26 @@ def as_kernel(K, name: str = "K", *, symmetric_tol: float = 1e-8) -> np.ndarray:
     is not checked here (it costs an eigendecomposition): engines call :func:`check_psd` when
     a factorization meets negative curvature.
     """
-    arr = as_matrix(K, name)
+    return as_symmetric(K, name, symmetric_tol=symmetric_tol, what="kernel matrix")
+
+
+def as_symmetric(M, name: str, *, symmetric_tol: float = 1e-8, what: str = "matrix",
+                 scale_floor: float = 0.0) -> np.ndarray:
+    """Return ``M`` as a finite, square, exactly symmetrized float matrix ``(M + M') / 2``.
+
+    ``M`` counts as symmetric when its largest ``|M - M'|`` entry is at most
+    ``symmetric_tol * max(scale_floor, max |M|)``; ``what`` names the matrix in the message
+    of the ``ValueError`` raised otherwise (and for a matrix that is not square).
+    """
+    arr = as_matrix(M, name)
     if arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"{name} must be a square kernel matrix; got shape {arr.shape}")
-    scale = float(np.max(np.abs(arr)))
+        raise ValueError(f"{name} must be a square {what}; got shape {arr.shape}")
+    scale = max(scale_floor, float(np.max(np.abs(arr))))
     asym = float(np.max(np.abs(arr - arr.T)))
     if asym > symmetric_tol * scale:
         raise ValueError(
-            f"{name} must be symmetric; largest |K - K'| entry is {asym:.3g} "
-            f"(tolerance {symmetric_tol:g} x max|K|)"
+            f"{name} must be symmetric; largest |{name} - {name}'| entry is {asym:.3g} "
+            f"(tolerance {symmetric_tol:g} x max|{name}|)"
         )
     return 0.5 * (arr + arr.T)
 
