@@ -1,13 +1,16 @@
 r"""Peers of the S3VM path: supervised SVM, annealing TSVM (S3VM-light style) and CCCP-TSVM.
 
 All three return a :class:`TSVMResult` with ``f(x) = sum_i coef_i K(x_i, x) + intercept`` and
-predicted labels of the unlabeled points. Conventions as in :mod:`pathlib_core.s3vm.path`: a kernel
-``K`` over labeled and unlabeled points, ``y`` in ``{-1, 0, +1}`` with 0 marking unlabeled
-points. The two transductive methods use the same S3VM objective as the path (eq. (1) of
-Ogawa et al. 2013) with the bias fixed at ``b = 2 r - 1`` (``r``: fraction of positive labeled
-points; Chapelle and Zien 2005), so their objective values are comparable with the path's.
+predicted labels of the unlabeled points. Their arguments are those of
+:func:`pathlib_core.s3vm.path.s3vm_path`: data first -- ``X`` the kernel ``K`` over labeled
+and unlabeled points (``kernel="precomputed"``, the default) or the points themselves
+(``kernel="linear"``, or ``"rbf"`` with ``gamma``) -- and ``y`` in ``{-1, 0, +1}`` with 0
+marking unlabeled points. The two transductive methods use the same S3VM objective as the
+path (eq. (1) of Ogawa et al. 2013) with the bias fixed at ``b = 2 r - 1`` (``r``: fraction of
+positive labeled points; Chapelle and Zien 2005), so their objective values are comparable
+with the path's.
 
-Each baseline screens ``K`` for positive semi-definiteness in ``O(n^2)`` (non-negative
+Each baseline screens the kernel for positive semi-definiteness in ``O(n^2)`` (non-negative
 diagonal, ``K_ij^2 <= K_ii K_jj``) and, when a solve fails or meets negative curvature, checks
 its eigenvalues: a kernel that is not PSD (a non-convex inner problem, whose "solution" would
 be a stationary point) raises ``ValueError`` naming ``K``.
@@ -25,6 +28,7 @@ from ..core.homotopy import screen_psd
 from ..core.qp import solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import check_psd, positive_scalar
+from ..primer.svm import kernel_matrix
 from .path import (
     _objective,
     check_s3vm_inputs,
@@ -65,20 +69,22 @@ class TSVMResult:
 
 
 def _kernel_named(func):
-    """Run a baseline with its kernel screened for positive semi-definiteness (``O(n^2)``);
-    a failure inside its solvers with a kernel that is not PSD is reported as a
-    ``ValueError`` naming ``K`` (the eigenvalue check runs only then)."""
+    """Run a baseline on data first, as :func:`pathlib_core.s3vm.path.s3vm_path` takes it
+    (``X`` the kernel for ``kernel="precomputed"``, the default, else the points, with
+    ``gamma`` for ``"rbf"``), its kernel screened for positive semi-definiteness
+    (``O(n^2)``); a failure inside its solvers with a kernel that is not PSD is reported as
+    a ``ValueError`` naming ``X`` (the eigenvalue check runs only then)."""
     import functools
 
     @functools.wraps(func)
-    def wrapper(K, y, **kwargs):
-        Kv, _, _, _ = check_s3vm_inputs(K, y)
-        screen_psd(Kv, "K")
+    def wrapper(X, y, *, kernel="precomputed", gamma="scale", **kwargs):
+        Kv, _, _, _ = check_s3vm_inputs(kernel_matrix(X, kernel, gamma), y, "X")
+        screen_psd(Kv, "X")
         try:
             return func(Kv, y, **kwargs)
         except (PathlibCoreError, ValueError, np.linalg.LinAlgError) as exc:
             try:
-                check_psd(Kv, "K")
+                check_psd(Kv, "X")
             except ValueError as err:
                 raise err from exc
             raise
@@ -140,7 +146,7 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
 
     Parameters
     ----------
-    K, y : kernel (n, n) and labels in {-1, 0, +1}
+    X, y : kernel (n, n) (or points, see ``kernel``) and labels in {-1, 0, +1}
     C, C_unlabeled : float
         Labeled weight (> 0) and final unlabeled weight (> 0).
     n_steps : int
@@ -220,7 +226,7 @@ def cccp_tsvm(K, y, *, C, C_unlabeled, s: float = -0.3, max_iter: int = 50) -> T
 
     Parameters
     ----------
-    K, y : kernel (n, n) and labels in {-1, 0, +1}
+    X, y : kernel (n, n) (or points, see ``kernel``) and labels in {-1, 0, +1}
     C, C_unlabeled : float
         Labeled and unlabeled weights (> 0).
     s : float

@@ -556,12 +556,7 @@ def _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record, refactor_every, 
                             state0=_start_state(Q, q, theta, ub0 + t * ub1),
                             param_name="C_unlabeled", record=record,
                             refactor_every=refactor_every, stop=stop)
-                pts = [(float(a), r) for a, sd, r in p0.records() if sd != "left"]
-                if params:
-                    pts = pts[1:]
-                params += [a for a, _ in pts]
-                recs += [r for _, r in pts]
-                evs += list(p0.events)
+                _extend(params, recs, evs, p0)
                 theta = recs[-1].theta
                 if p0.breakpoints[-1] < t_f:  # stopped at the polytope boundary
                     return params, recs, evs
@@ -580,14 +575,20 @@ def _trace_chunk(prob, Q, q, ub0, ub1, t, t_end, theta, record, refactor_every, 
                 return params, recs, evs
             continue
         stats["n_events"] += int(path.info.get("n_events", 0))
-        pts = [(float(a), r) for a, sd, r in path.records() if sd != "left"]
-        if params:
-            pts = pts[1:]
-        params += [a for a, _ in pts]
-        recs += [r for _, r in pts]
-        evs += list(path.events)
+        _extend(params, recs, evs, path)
         return params, recs, evs
     raise HomotopyError(f"more than 100 restarts in the CP-step near C*={t}")
+
+
+def _extend(params, recs, evs, path) -> None:
+    """Append a traced piece's breakpoints (right limits), records and events to the lists
+    (its first breakpoint, the end of the previous piece, only if the lists are empty)."""
+    pts = [(float(a), r) for a, sd, r in path.records() if sd != "left"]
+    if params:
+        pts = pts[1:]
+    params += [a for a, _ in pts]
+    recs += [r for _, r in pts]
+    evs += list(path.events)
 
 
 class _X:

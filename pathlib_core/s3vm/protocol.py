@@ -33,7 +33,7 @@ DATASETS = ("sonar", "heart", "spectf", "ionosphere", "wisconsin", "breast_cance
             "mammographic", "german", "saheart")
 
 
-def make_split(y, seed):
+def make_split(y, random_state):
     """Index arrays ``(labeled, unlabeled, validation, test)`` of one random split.
 
     A random permutation is cut in half: the first half (``n // 2`` points) is the training
@@ -47,7 +47,7 @@ def make_split(y, seed):
     y : ndarray of shape (n,)
         Labels (a NumPy array: it is indexed with index arrays); only used to require both
         classes among the labeled points. Not otherwise validated.
-    seed : int or numpy.random.Generator
+    random_state : int or numpy.random.Generator
         Seed of :func:`numpy.random.default_rng`.
 
     Returns
@@ -62,7 +62,7 @@ def make_split(y, seed):
         No draw out of 100 put both classes among the labeled points (always the case when
         ``n < 40``, where ``|L| <= 1``).
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     n = len(y)
     for _ in range(100):
         perm = rng.permutation(n)
@@ -75,18 +75,27 @@ def make_split(y, seed):
     raise ValueError("could not draw a split with both classes among the labeled points")
 
 
+def _training_half(y, random_state):
+    """:func:`make_split` and the training set: its indices (labeled first) and labels (0 on
+    the unlabeled points)."""
+    lab, unl, val, test = make_split(y, random_state)
+    tr = np.r_[lab, unl]
+    ytr = np.r_[y[lab], np.zeros(len(unl))]
+    return lab, unl, val, test, tr, ytr
+
+
 def _err(f, y):
     return float(np.mean(np.where(f >= 0, 1.0, -1.0) != y))
 
 
-def run_split(X, y, seed, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,), n_steps=10):
+def run_split(X, y, random_state, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,), n_steps=10):
     """Run the four methods with model selection on one split; one row per method.
 
     Each row: ``method``, ``trans_err`` (unlabeled training points), ``test_err``,
     ``val_err``, the selected ``C``, ``gamma``, ``C_unlabeled`` and the training ``time``
     summed over the grid.
 
-    The split is :func:`make_split` with ``seed``; the kernel is the Gaussian
+    The split is :func:`make_split` with ``random_state``; the kernel is the Gaussian
     ``exp(-gamma |x - x'|^2)`` with ``gamma = g / d`` for each ``g`` in ``gamma_factors``. The
     methods and their ``C^*`` candidates are those of the module docstring: the supervised
     SVM on the labeled points, annealing TSVM (every annealing step is a candidate), CCCP-TSVM
@@ -100,8 +109,8 @@ def run_split(X, y, seed, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,), n_step
         Features; expected standardized (not done here).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
-    seed : int
-        Seed of the split (:func:`make_split`); stored in the rows as ``int(seed)`` (so a
+    random_state : int
+        Seed of the split (:func:`make_split`); stored in the rows as ``seed`` (so a
         Generator, which :func:`make_split` would accept, is not).
     Cs : sequence of float, default (1, 10, 100, 1000)
         Candidate labeled-loss weights ``C``.
@@ -124,9 +133,7 @@ def run_split(X, y, seed, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,), n_step
     ValueError
         From :func:`make_split`, or from the solvers on bad input.
     """
-    lab, unl, val, test = make_split(y, seed)
-    tr = np.r_[lab, unl]
-    ytr = np.r_[y[lab], np.zeros(len(unl))]
+    lab, unl, val, test, tr, ytr = _training_half(y, random_state)
     isu = ytr == 0
     d = X.shape[1]
     best = {}
@@ -171,13 +178,14 @@ def run_split(X, y, seed, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,), n_step
             offer("S3VM path", verr, (C, gamma, cu), fpair(rec.coef, rec.intercept))
     rows = []
     for m, (verr, (C, gamma, cu), (fu, ft)) in best.items():
-        rows.append(dict(method=m, seed=int(seed), val_err=verr, trans_err=_err(fu, y[unl]),
+        rows.append(dict(method=m, seed=int(random_state), val_err=verr,
+                         trans_err=_err(fu, y[unl]),
                          test_err=_err(ft, y[test]), C=C, gamma=gamma, C_unlabeled=cu,
                          time=times[m], n_train=len(tr), n_lab=len(lab)))
     return rows
 
 
-def objective_comparison(X, y, seed, *, Cs=(1, 10, 100, 1000), n_steps=10):
+def objective_comparison(X, y, random_state, *, Cs=(1, 10, 100, 1000), n_steps=10):
     r"""Figure 5: ``J`` of each method's labels, re-solved, at ``gamma = 1/d``, ``C^* = C``.
 
     For each method the predicted labels of the unlabeled points are taken (annealing: its
@@ -201,9 +209,9 @@ def objective_comparison(X, y, seed, *, Cs=(1, 10, 100, 1000), n_steps=10):
         Features; expected standardized (not done here).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
-    seed : int
+    random_state : int
         Seed of the split (:func:`make_split`; the validation and test parts are unused);
-        stored in the rows as ``int(seed)``.
+        stored in the rows as ``seed``.
     Cs : sequence of float, default (1, 10, 100, 1000)
         Values of ``C`` (``C^* = C`` each time); the kernel width is ``gamma = 1 / d``.
     n_steps : int, default 10
@@ -223,9 +231,7 @@ def objective_comparison(X, y, seed, *, Cs=(1, 10, 100, 1000), n_steps=10):
     pathlib_core.core.exceptions.SolverError
         A conditional problem could not be solved.
     """
-    lab, unl, _, _ = make_split(y, seed)
-    tr = np.r_[lab, unl]
-    ytr = np.r_[y[lab], np.zeros(len(unl))]
+    lab, unl, _, _, tr, ytr = _training_half(y, random_state)
     isu = ytr == 0
     K = rbf_kernel(X[tr], gamma=1.0 / X.shape[1])
     rows = []
@@ -239,12 +245,12 @@ def objective_comparison(X, y, seed, *, Cs=(1, 10, 100, 1000), n_steps=10):
             rec, _, _ = conditional_solution(K, ytr, lv, C=C, C_unlabeled=C)
             J = s3vm_objective(K, ytr, rec.labels, rec.coef, rec.intercept, C=C,
                                C_unlabeled=C)
-            rows.append(dict(method=m, seed=int(seed), C=C, J=J,
+            rows.append(dict(method=m, seed=int(random_state), C=C, J=J,
                              trans_err=float(np.mean(lv[isu] != y[unl]))))
     return rows
 
 
-def timing_study(X, y, seed, *, C=10.0, steps=(1, 2, 5, 10, 20), candidates=(1, 2, 4, 8),
+def timing_study(X, y, random_state, *, C=10.0, steps=(1, 2, 5, 10, 20), candidates=(1, 2, 4, 8),
                  repeat=3):
     """Figure 6: training time vs annealing steps / number of ``C^*`` candidates.
 
@@ -254,8 +260,8 @@ def timing_study(X, y, seed, *, C=10.0, steps=(1, 2, 5, 10, 20), candidates=(1, 
     Parameters
     ----------
     X, y : arrays
-        The data set (labels in {-1, +1}); split by :func:`make_split` with ``seed``.
-    seed : int
+        The data set (labels in {-1, +1}); split by :func:`make_split` with ``random_state``.
+    random_state : int
         Split seed.
     C : float
         Labeled-loss weight; also the final ``C^*`` of annealing and of the path.
@@ -272,9 +278,7 @@ def timing_study(X, y, seed, *, C=10.0, steps=(1, 2, 5, 10, 20), candidates=(1, 
     """
     if int(repeat) < 1:
         raise ValueError(f"repeat must be a positive integer; got {repeat!r}")
-    lab, unl, _, _ = make_split(y, seed)
-    tr = np.r_[lab, unl]
-    ytr = np.r_[y[lab], np.zeros(len(unl))]
+    lab, unl, _, _, tr, ytr = _training_half(y, random_state)
     K = rbf_kernel(X[tr], gamma=1.0 / X.shape[1])
 
     def best(fn):

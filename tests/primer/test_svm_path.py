@@ -397,3 +397,22 @@ def test_kkt_residual_checks_its_arguments(kwargs, match):
     args = {"C": 1.0, "alpha": np.zeros(10), "intercept": 0.0} | kwargs
     with pytest.raises(ValueError, match=match):
         svm_kkt_residual(K, y, args["C"], args["alpha"], args["intercept"])
+
+
+def test_kernel_from_data_equals_precomputed():
+    """``svm_path(X, y, kernel="rbf")`` is the path of the precomputed RBF kernel; ``"scale"``
+    is scikit-learn's width ``1 / (d X.var())``."""
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(-1, 1, (15, 3)), rng.normal(1, 1, (15, 3))])
+    y = np.r_[-np.ones(15), np.ones(15)]
+    g = 1.0 / (X.shape[1] * X.var())
+    from pathlib_core.core.kernels import rbf_kernel as rbf
+
+    ref = svm_path(rbf(X, gamma=g), y, C_max=10.0, C_min=0.1)
+    path = svm_path(X, y, kernel="rbf", C_max=10.0, C_min=0.1)
+    np.testing.assert_array_equal(path.breakpoints, ref.breakpoints)
+    lin = svm_path(X, y, kernel="linear", C_max=10.0, C_min=0.1)
+    np.testing.assert_array_equal(lin.breakpoints,
+                                  svm_path(X @ X.T, y, C_max=10.0, C_min=0.1).breakpoints)
+    with pytest.raises(ValueError, match="kernel"):
+        svm_path(X, y, kernel="poly", C_max=1.0)

@@ -126,5 +126,5 @@ def test_indefinite_kernel_is_named(case, method):
     """A kernel that is not PSD makes the inner problems non-convex: the baselines used to
     return a stationary point silently; they raise ValueError naming K."""
     _, K, y = case
-    with pytest.raises(ValueError, match="K must be positive semi-definite"):
+    with pytest.raises(ValueError, match="X must be positive semi-definite"):
         method(K, y, C=10.0, C_unlabeled=10.0)

@@ -105,3 +105,17 @@ def test_validation_fraction_is_reproducible():
     assert np.isfinite(a.validation_error_)
     with pytest.raises(ValueError, match="validation_fraction"):
         S3VMPathClassifier(validation_fraction=1.5).fit(X, y)
+
+
+def test_path_and_baselines_take_data_first():
+    from pathlib_core.s3vm.baselines import cccp_tsvm
+
+    X, y, _, _ = _semi_supervised()
+    ypm = np.where(y == 1, 1.0, np.where(y == 0, -1.0, 0.0))
+    K = rbf_kernel(X, gamma=0.5)
+    a = s3vm_path(X, ypm, kernel="rbf", gamma=0.5, C=10.0, C_unlabeled_max=10.0)
+    b = s3vm_path(K, ypm, C=10.0, C_unlabeled_max=10.0)
+    np.testing.assert_array_equal(a.breakpoints, b.breakpoints)
+    r1 = cccp_tsvm(X, ypm, kernel="rbf", gamma=0.5, C=10.0, C_unlabeled=5.0)
+    r2 = cccp_tsvm(K, ypm, C=10.0, C_unlabeled=5.0)
+    np.testing.assert_array_equal(r1.coef, r2.coef)
