@@ -1,5 +1,12 @@
 r"""Piecewise-linear solution paths of parametric quadratic programs.
 
+The module holds the public :func:`parametric_qp_path` (and its point type :class:`QPPoint`)
+and the engine the parts' path functions are built on: the problem (:class:`QPProblem`,
+:func:`make_problem`), the tracer (:func:`trace_path`, :func:`trace_raw`,
+:func:`assemble_path`, :func:`exact_point`, :func:`events_for`, :func:`engine_info`), the
+kept inverse of the reduced KKT matrix (:class:`KKTInverse`) and kernel checks
+(:func:`kernel_scale_pow2`, :func:`screen_psd`, :func:`conditioning_note`).
+
 The problem family is
 
 .. math::

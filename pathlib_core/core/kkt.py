@@ -1,5 +1,10 @@
 r"""Residuals of the optimality (KKT) conditions of quadratic and linear programs.
 
+The module holds :func:`qp_residuals` and :func:`lp_residuals` (a primal-dual pair's distance
+from optimality, as :class:`KKTResiduals`), :func:`bound_multipliers_from_gradient`, and the
+validated problem data the solvers share (:class:`QPData`, :func:`qp_data_residuals`,
+:func:`recover_bounds`).
+
 Every chapter of the compendium derives optimality conditions and then *checks* them on the
 solution it just computed. This module measures how far a primal-dual pair is from satisfying
 them, for the quadratic program

@@ -1,5 +1,9 @@
 """Piecewise-smooth solution paths by ODE integration with event detection.
 
+The module holds :func:`follow_path` (the path follower, returning a
+:class:`~pathlib_core.core.solution_path.SolutionPath` of ODE pieces), :class:`Update` (what
+a client's ``update`` returns at a critical point) and :data:`METHODS` (the integrators).
+
 Many parametric problems (the GAGA age-path of self-paced learning, Qu et al. 2022; paths of
 smooth losses with set constraints) share one structure. While a discrete *state* -- the
 partition of samples or features into index sets -- stays constant, the solution ``z(t)`` is

@@ -3,6 +3,13 @@
 Every public function of :mod:`pathlib_core` validates its arguments with these helpers, so
 that bad input raises a :class:`ValueError` that names the argument and says what was
 expected. Internal functions trust their inputs.
+
+The module holds conversions that check as they convert (:func:`as_matrix`,
+:func:`as_vector`, :func:`as_kernel`, :func:`as_symmetric`, :func:`as_binary_labels`,
+:func:`encode_binary_labels` for any two class labels), scalar checks
+(:func:`finite_scalar`, :func:`positive_scalar`, :func:`positive_int`,
+:func:`check_choice`) and matrix checks (:func:`check_psd`, :func:`check_bounds`,
+:func:`check_all_finite`).
 """
 
 from __future__ import annotations
