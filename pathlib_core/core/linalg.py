@@ -25,10 +25,12 @@ Lasso homotopy, whose block is the Gram matrix of its active features).
 rows named by *keys* (``keys[r]`` is the index of row ``r``; the compiled loops of the SVM and
 S3VM paths): no allocation per event, and the positive semi-definiteness of the block is
 watched (a Schur complement negative beyond rounding is reported, not refused silently).
-:func:`smallest_two` keeps the two nearest events of their event search, and
-:func:`gradient_drift` is the check those loops run after every update: the stationarity
-residual on the free set, relative to the gradient's size; above :data:`DRIFT_TOL` the inverse
-is rebuilt, and it is rebuilt anyway every :data:`REFACTOR_EVERY` updates.
+The same loops share their event search (:func:`next_box_event`, with :func:`smallest_two`
+keeping the two nearest events), the refinement of their two solves (:func:`refine_two`), the
+solution at a breakpoint (:func:`box_point`) and the check they run after every update
+(:func:`gradient_drift`: the stationarity residual on the free set, relative to the gradient's
+size); above :data:`DRIFT_TOL` the inverse is rebuilt, and it is rebuilt anyway every
+:data:`REFACTOR_EVERY` updates.
 
 The functions are compiled by numba (they run as plain Python without it, and
 ``NUMBA_DISABLE_JIT=1`` turns compilation off) and are called from Python and from the
@@ -50,8 +52,8 @@ except ImportError:  # pragma: no cover
         return lambda f: f
 
 __all__ = ["njit", "border_add", "border_remove", "load_block", "border_append", "border_drop",
-           "gradient_drift", "smallest_two", "schur_complement", "psd_screen", "REFACTOR_EVERY",
-           "DRIFT_TOL"]
+           "gradient_drift", "refine_two", "smallest_two", "next_box_event", "box_point",
+           "schur_complement", "psd_screen", "REFACTOR_EVERY", "DRIFT_TOL"]
 
 #: updates of a bordered inverse between two rebuilds from scratch (drift control)
 REFACTOR_EVERY = 50
@@ -60,17 +62,25 @@ DRIFT_TOL = 1e-9
 
 
 @njit(cache=True)
-def schur_complement(Minv, b, d):
-    """``(s, u)``: the Schur complement ``d - b' M^{-1} b`` and ``u = M^{-1} b``."""
-    k = Minv.shape[0]
+def _times(Minv, k, b):
+    """``Minv[:k, :k] @ b``, summed in column order."""
     u = np.zeros(k)
-    s = d
     for r in range(k):
         acc = 0.0
         for c in range(k):
             acc += Minv[r, c] * b[c]
         u[r] = acc
-        s -= b[r] * acc
+    return u
+
+
+@njit(cache=True)
+def schur_complement(Minv, b, d):
+    """``(s, u)``: the Schur complement ``d - b' M^{-1} b`` and ``u = M^{-1} b``."""
+    k = Minv.shape[0]
+    u = _times(Minv, k, b)
+    s = d
+    for r in range(k):
+        s -= b[r] * u[r]
     return s, u
 
 
@@ -162,10 +172,8 @@ def border_append(Minv, k, c, d, sing_tol, p_scale):
         ``(k + 1) x (k + 1)`` block is the bordered inverse (the new index last).
     k : int
         Size of the current block.
-    c : ndarray of shape (k,)
-        The new column on the current indices.
-    d : float
-        The new diagonal entry.
+    c, d : ndarray of shape (k,), float
+        The entering index's column on the current indices, and its diagonal entry.
     sing_tol : float
         Relative size under which the Schur complement ``s = d - c' M^{-1} c`` counts as 0,
         against ``max(|d|, |c' M^{-1} c|, p_scale)``.
@@ -180,12 +188,7 @@ def border_append(Minv, k, c, d, sing_tol, p_scale):
         matrix gains a negative eigenvalue: the matrix is not positive semi-definite on the
         block; the buffer is unchanged).
     """
-    u = np.zeros(k)
-    for r in range(k):
-        acc = 0.0
-        for q in range(k):
-            acc += Minv[r, q] * c[q]
-        u[r] = acc
+    u = _times(Minv, k, c)
     cu = 0.0
     for r in range(k):
         cu += c[r] * u[r]
@@ -292,6 +295,101 @@ def smallest_two(t, i, kind, t1, t2, ib, nb):
     if t < t2:
         return t1, t, ib, nb
     return t1, t2, ib, nb
+
+
+@njit(cache=True)
+def next_box_event(st, A0, A1, g0, g1, ub0, ub1, t, m_dir, t_scale, x_floor, zero_tol,
+                   free, lower, upper):
+    """The next index-set event of a box QP path with affine pieces, and its runner-up.
+
+    On the current piece the free variables are ``x_i = A0_i + t A1_i`` inside the box
+    ``[0, u_i]`` with ``u = ub0 + t ub1``, and the gradient of a variable at a bound (``st_i``
+    is ``lower`` or ``upper``) is ``g_i = g0_i + t g1_i``, of the sign that keeps it there.
+    Moving ``t`` in the direction whose rates are the slopes times ``m_dir`` (``-1``: ``t``
+    grows; ``+1``: it shrinks), the events are: a free variable reaches 0 (new set
+    ``lower``) or ``u_i`` (``upper``), a bound variable's gradient reaches 0 (``free``). A
+    rate counts only above its rounding (``1e-9`` of the largest rate, or ``zero_tol``; for
+    gradients also ``zero_tol`` times the gradient's size over ``t_scale``).
+
+    Returns ``(t1, t2, ib, nb, bad)``: the smallest step, the second smallest, the index and
+    its new set (``ib = -1``: no event), and whether the piece is infeasible at ``t`` beyond
+    rounding (a free variable outside its box by ``1e3 zero_tol`` of the box scale
+    ``max(x_floor, max_i u_i)``, or a bound gradient of the wrong sign by ``1e3 zero_tol`` of
+    the gradient's size).
+    """
+    n = st.shape[0]
+    gs = 1.0
+    dgs = 1e-300
+    dxs = 1.0
+    xs = x_floor
+    for i in range(n):
+        g = abs(g0[i] + t * g1[i])
+        if g > gs:
+            gs = g
+        if abs(g1[i]) > dgs:
+            dgs = abs(g1[i])
+        u = ub0[i] + t * ub1[i]
+        if u > xs:
+            xs = u
+        if st[i] == free and abs(A1[i]) > dxs:
+            dxs = abs(A1[i])
+    rtol_d = max(1e-9 * dgs, zero_tol * gs / t_scale)
+    rtol_p = max(1e-9 * dxs, zero_tol)
+    t1 = np.inf
+    t2 = np.inf
+    ib = -1
+    nb = 0
+    bad = False
+    for i in range(n):
+        si = st[i]
+        if si == free:
+            a = A0[i] + t * A1[i]
+            u = ub0[i] + t * ub1[i]
+            if a < -1e3 * zero_tol * xs or a > u + 1e3 * zero_tol * xs:
+                bad = True
+            r = m_dir * A1[i]
+            if r > rtol_p:
+                t1, t2, ib, nb = smallest_two(max(a, 0.0) / r, i, lower, t1, t2, ib, nb)
+            r = m_dir * (ub1[i] - A1[i])
+            if r > rtol_p:
+                t1, t2, ib, nb = smallest_two(max(u - a, 0.0) / r, i, upper, t1, t2, ib, nb)
+        else:
+            sg = 1.0 if si == lower else -1.0
+            v = sg * (g0[i] + t * g1[i])
+            if v < -1e3 * zero_tol * gs:
+                bad = True
+            r = m_dir * sg * g1[i]
+            if r > rtol_d:
+                t1, t2, ib, nb = smallest_two(max(v, 0.0) / r, i, free, t1, t2, ib, nb)
+    return t1, t2, ib, nb, bad
+
+
+@njit(cache=True)
+def refine_two(Minv, k, r0, r1, sol0, sol1):
+    """One step of iterative refinement of two solves through the inverse held in
+    ``Minv[:k, :k]``: ``sol += Minv @ r`` for the residuals ``r0``, ``r1`` (in place)."""
+    for r in range(k):
+        acc0 = 0.0
+        acc1 = 0.0
+        for c in range(k):
+            acc0 += Minv[r, c] * r0[c]
+            acc1 += Minv[r, c] * r1[c]
+        sol0[r] += acc0
+        sol1[r] += acc1
+
+
+@njit(cache=True)
+def box_point(st, A0, A1, ub0, ub1, t, out, free, upper):
+    """The solution at ``t`` of a box QP path's piece (see :func:`next_box_event`) into
+    ``out``: ``A0 + t A1`` on the free set, ``ub0 + t ub1`` on the upper set, 0 elsewhere."""
+    for j in range(st.shape[0]):
+        sj = st[j]
+        if sj == upper:
+            out[j] = ub0[j] + t * ub1[j]
+        elif sj == free:
+            out[j] = A0[j] + t * A1[j]
+        else:
+            out[j] = 0.0
 
 
 @njit(cache=True)

@@ -29,7 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.linalg import border_append, border_drop, gradient_drift, njit, smallest_two
+from ..core.linalg import (
+    border_append,
+    border_drop,
+    box_point,
+    gradient_drift,
+    next_box_event,
+    njit,
+    refine_two,
+)
 
 FREE, LOWER, UPPER = 0, 1, 2
 END, REFACTOR, FALLBACK, NOT_PSD = 0, 1, 2, 3
@@ -79,14 +87,7 @@ def _solve(Q, y, s, keys, k, Minv, sL, yL, A0, A1, g0, g1):
                     acc1 -= s * y[kc] * sol1[c]
         r0[r] = acc0
         r1[r] = acc1
-    for r in range(k):
-        acc0 = 0.0
-        acc1 = 0.0
-        for c in range(k):
-            acc0 += Minv[r, c] * r0[c]
-            acc1 += Minv[r, c] * r1[c]
-        sol0[r] += acc0
-        sol1[r] += acc1
+    refine_two(Minv, k, r0, r1, sol0, sol1)
     b0 = 0.0
     b1 = 0.0
     for r in range(k):
@@ -141,6 +142,8 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
     A1 = np.zeros(n)
     g0 = np.empty(n)
     g1 = np.empty(n)
+    ub0 = np.zeros(n)
+    ub1 = np.ones(n)
     max_drift = 0.0
     n_rec = 0
     n_upd = 0
@@ -157,47 +160,9 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
         return REFACTOR if n_upd > 0 else FALLBACK, 0, k, yL, max_drift
     max_drift = max(max_drift, dr)
     while True:
-        # ---- next event below C ----
-        gs = 1.0
-        dgs = 1e-300
-        dxs = 1.0
-        for i in range(n):
-            g = abs(g0[i] + C * g1[i])
-            if g > gs:
-                gs = g
-            if abs(g1[i]) > dgs:
-                dgs = abs(g1[i])
-            if st[i] == FREE and abs(A1[i]) > dxs:
-                dxs = abs(A1[i])
-        rtol_d = max(1e-9 * dgs, zero_tol * gs / C)
-        rtol_p = max(1e-9 * dxs, zero_tol)
-        t1 = np.inf
-        t2 = np.inf
-        ib = -1
-        nb = 0
-        bad = False
-        for i in range(n):
-            si = st[i]
-            if si == FREE:
-                a = A0[i] + C * A1[i]
-                if a < -1e3 * zero_tol * C or a > C * (1.0 + 1e3 * zero_tol):
-                    bad = True
-                a1 = m_dir * A1[i]
-                if a1 > rtol_p:
-                    t1, t2, ib, nb = smallest_two(max(a, 0.0) / a1, i, LOWER, t1, t2, ib, nb)
-                u1 = m_dir * (1.0 - A1[i])
-                if u1 > rtol_p:
-                    t1, t2, ib, nb = smallest_two(max(C - a, 0.0) / u1, i, UPPER, t1, t2, ib,
-                                                  nb)
-            else:
-                g = g0[i] + C * g1[i]
-                sg = 1.0 if si == LOWER else -1.0
-                v = sg * g
-                if v < -1e3 * zero_tol * gs:
-                    bad = True
-                rb = m_dir * sg * g1[i]
-                if rb > rtol_d:
-                    t1, t2, ib, nb = smallest_two(max(v, 0.0) / rb, i, FREE, t1, t2, ib, nb)
+        # ---- next event below C (a box [0, C]: ub0 = 0, ub1 = 1) ----
+        t1, t2, ib, nb, bad = next_box_event(st, A0, A1, g0, g1, ub0, ub1, C, m_dir, C, 0.0,
+                                             zero_tol, FREE, LOWER, UPPER)
         if bad:
             return FALLBACK, n_rec, k, yL, max_drift
         span = d * (C_end - C)
@@ -207,10 +172,7 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
                 out_C[n_rec] = C_end
                 out_i[n_rec] = -1
                 out_new[n_rec] = -1
-                for i in range(n):
-                    out_x[n_rec, i] = C_end if st[i] == UPPER else 0.0
-                    if st[i] == FREE:
-                        out_x[n_rec, i] = A0[i] + C_end * A1[i]
+                box_point(st, A0, A1, ub0, ub1, C_end, out_x[n_rec], FREE, UPPER)
                 out_b[n_rec] = b0 + C_end * b1
                 n_rec += 1
             return END, n_rec, k, yL, max_drift
@@ -293,13 +255,6 @@ def run(Q, y, s, st, keys, k, Minv, sL, yL, C, C_end, until_last, max_updates, t
         out_C[n_rec] = C
         out_i[n_rec] = i
         out_new[n_rec] = nb
-        for q in range(n):
-            sq = st[q]
-            if sq == UPPER:
-                out_x[n_rec, q] = C
-            elif sq == FREE:
-                out_x[n_rec, q] = A0[q] + C * A1[q]
-            else:
-                out_x[n_rec, q] = 0.0
+        box_point(st, A0, A1, ub0, ub1, C, out_x[n_rec], FREE, UPPER)
         out_b[n_rec] = b0 + C * b1
         n_rec += 1

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.linalg import border_append, border_drop, gradient_drift, njit, smallest_two
+from ..core import linalg as la
+from ..core.linalg import njit
 
 FREE, LOWER, UPPER = 0, 1, 2
 END, REFACTOR, FALLBACK, STOP, NOT_PSD = 0, 1, 2, 3, 4
@@ -72,14 +73,7 @@ def _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1):
             acc1 -= qq * sol1[c]
         r0[r] = acc0
         r1[r] = acc1
-    for r in range(k):
-        acc0 = 0.0
-        acc1 = 0.0
-        for c in range(k):
-            acc0 += Minv[r, c] * r0[c]
-            acc1 += Minv[r, c] * r1[c]
-        sol0[r] += acc0
-        sol1[r] += acc1
+    la.refine_two(Minv, k, r0, r1, sol0, sol1)
     for i in range(n):
         g0[i] = q[i] + s0[i]
         g1[i] = s1[i]
@@ -102,7 +96,7 @@ def _enter(Q, keys, k, Minv, j, sing_tol, p_scale):
     c = np.empty(k)
     for r in range(k):
         c[r] = Q[keys[r], j]
-    code = border_append(Minv, k, c, Q[j, j], sing_tol, p_scale)
+    code = la.border_append(Minv, k, c, Q[j, j], sing_tol, p_scale)
     if code == 1:
         keys[k] = j
     return code
@@ -127,58 +121,14 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
     n_upd = 0
     cap = out_t.shape[0]
     _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1)
-    d = gradient_drift(st, FREE, t, g0, g1)
+    d = la.gradient_drift(st, FREE, t, g0, g1)
     if d > drift_tol:
         return FALLBACK, 0, max_drift
     max_drift = max(max_drift, d)
     while True:
         # ---- next event above t ----
-        gs = 1.0
-        dgs = 1e-300
-        dxs = 1.0
-        xs = 1.0
-        for i in range(n):
-            g = abs(g0[i] + t * g1[i])
-            if g > gs:
-                gs = g
-            if abs(g1[i]) > dgs:
-                dgs = abs(g1[i])
-            u = ub0[i] + t * ub1[i]
-            if u > xs:
-                xs = u
-            if st[i] == FREE and abs(A1[i]) > dxs:
-                dxs = abs(A1[i])
-        tsc = max(t, 1.0)
-        rtol_d = max(1e-9 * dgs, zero_tol * gs / tsc)
-        rtol_p = max(1e-9 * dxs, zero_tol)
-        t1 = np.inf
-        t2 = np.inf
-        ib = -1
-        nb = 0
-        bad = False
-        for i in range(n):
-            si = st[i]
-            if si == FREE:
-                a = A0[i] + t * A1[i]
-                u = ub0[i] + t * ub1[i]
-                if a < -1e3 * zero_tol * xs or a > u + 1e3 * zero_tol * xs:
-                    bad = True
-                r = -A1[i]
-                if r > rtol_p:
-                    t1, t2, ib, nb = smallest_two(max(a, 0.0) / r, i, LOWER, t1, t2, ib, nb)
-                r = A1[i] - ub1[i]
-                if r > rtol_p:
-                    t1, t2, ib, nb = smallest_two(max(u - a, 0.0) / r, i, UPPER, t1, t2, ib,
-                                                  nb)
-            else:
-                g = g0[i] + t * g1[i]
-                sg = 1.0 if si == LOWER else -1.0
-                v = sg * g
-                if v < -1e3 * zero_tol * gs:
-                    bad = True
-                r = -sg * g1[i]
-                if r > rtol_d:
-                    t1, t2, ib, nb = smallest_two(max(v, 0.0) / r, i, FREE, t1, t2, ib, nb)
+        t1, t2, ib, nb, bad = la.next_box_event(st, A0, A1, g0, g1, ub0, ub1, t, -1.0,
+                                             max(t, 1.0), 1.0, zero_tol, FREE, LOWER, UPPER)
         if bad:
             return FALLBACK, n_rec, max_drift
         span = t_end - t
@@ -187,13 +137,7 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
             out_t[n_rec] = t_end
             out_i[n_rec] = -1
             out_new[n_rec] = -1
-            for i in range(n):
-                if st[i] == UPPER:
-                    out_x[n_rec, i] = ub0[i] + t_end * ub1[i]
-                elif st[i] == FREE:
-                    out_x[n_rec, i] = A0[i] + t_end * A1[i]
-                else:
-                    out_x[n_rec, i] = 0.0
+            la.box_point(st, A0, A1, ub0, ub1, t_end, out_x[n_rec], FREE, UPPER)
             n_rec += 1
             return END, n_rec, max_drift
         if t1 <= ttol:
@@ -214,7 +158,7 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
                 return FALLBACK, n_rec, max_drift
             k += 1
         else:
-            if not border_drop(keys, k, Minv, i, sing_tol):
+            if not la.border_drop(keys, k, Minv, i, sing_tol):
                 return FALLBACK, n_rec, max_drift
             k -= 1
         n_upd += 1
@@ -230,7 +174,7 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
         A0[i] = 0.0
         A1[i] = 0.0
         _solve(Q, q, keys, k, Minv, s0, s1, A0, A1, g0, g1)
-        d = gradient_drift(st, FREE, t_ev, g0, g1)
+        d = la.gradient_drift(st, FREE, t_ev, g0, g1)
         if d > drift_tol:
             st[i] = old
             return FALLBACK, n_rec, max_drift
@@ -264,14 +208,7 @@ def run(Q, q, ub0, ub1, st, keys, k, Minv, s0, s1, t, t_end, watch, level, max_u
         out_t[n_rec] = t
         out_i[n_rec] = i
         out_new[n_rec] = nb
-        for j in range(n):
-            sj = st[j]
-            if sj == UPPER:
-                out_x[n_rec, j] = ub0[j] + t * ub1[j]
-            elif sj == FREE:
-                out_x[n_rec, j] = A0[j] + t * A1[j]
-            else:
-                out_x[n_rec, j] = 0.0
+        la.box_point(st, A0, A1, ub0, ub1, t, out_x[n_rec], FREE, UPPER)
         n_rec += 1
         # ---- stop rule: a watched margin g_i + 1 reached its level ----
         for r in range(watch.shape[0]):

@@ -205,10 +205,8 @@ def objective_comparison(X, y, random_state, *, Cs=(1, 10, 100, 1000), n_steps=1
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
-        Features; expected standardized (not done here).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+    X, y : ndarray of shape (n, d) and (n,)
+        The data set, as for :func:`run_split` (standardized features, labels in {-1, +1}).
     random_state : int
         Seed of the split (:func:`make_split`; the validation and test parts are unused);
         stored in the rows as ``seed``.
