@@ -127,10 +127,10 @@ if which == "lasso":
     y = X @ w + rng.normal(size=400)
     call = lambda f: f(X, y)
 else:
-    from pathlib_core.selective_ridge.dual import eeg_like, mu_0, selective_fit as fn
-    X, y = eeg_like(seed=0)
-    mu = 0.01 * mu_0(X, y, gamma=1.0, loss="hinge")
-    call = lambda f: f(X, y, gamma=1.0, mu=mu, loss="hinge")
+    from pathlib_core.selective_ridge import eeg_like, mu_0, selective_fit as fn
+    X, y = eeg_like(random_state=0)
+    mu = 0.01 * mu_0(X, y, alpha=1.0, loss="hinge")
+    call = lambda f: f(X, y, alpha=1.0, mu=mu, loss="hinge")
 f = fn.__wrapped__ if wrapped else fn
 call(f)
 best = min(
