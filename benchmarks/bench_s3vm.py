@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
 from pathlib_core import datasets  # noqa: E402
-from pathlib_core.s3vm import protocol as proto  # noqa: E402
 from pathlib_core.core.kernels import rbf_kernel  # noqa: E402
+from pathlib_core.s3vm import protocol as proto  # noqa: E402
 from pathlib_core.s3vm.baselines import annealing_tsvm, cccp_tsvm  # noqa: E402
 from pathlib_core.s3vm.path import s3vm_path  # noqa: E402
 
