@@ -376,3 +376,14 @@ def test_every_notebook_part_has_its_package():
                if not (ROOT / PKG / f / "__init__.py").is_file()]
     assert folders, "no notebook folders found"
     assert not missing, _report(missing, "notebook folders without a package of that name")
+
+
+def test_test_modules_have_unique_basenames():
+    # tests live in one folder per layer (tests/<layer>/); pytest imports each test module by
+    # its basename, so two folders may not hold a module of the same name
+    seen: dict[str, list[str]] = {}
+    for p in sorted((ROOT / "tests").rglob("*.py")):
+        seen.setdefault(p.name, []).append(p.relative_to(ROOT).as_posix())
+    clashes = {k: v for k, v in seen.items() if len(v) > 1 and k not in ("__init__.py",
+                                                                          "conftest.py")}
+    assert not clashes, f"test modules with the same basename: {clashes}"

@@ -213,13 +213,8 @@ def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
     n_labeled : int, optional
         Number of labeled points, with ``n_classes <= n_labeled < n``; default
         :func:`default_n_labeled` of ``n`` (``max(2, min(30, floor(0.1 n)))``).
-    seed : int or numpy.random.Generator
-        A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
-        which is used, and advanced, as is.
-    stratify : bool, default True
-        Use the stratified spread order of the module docstring (class proportions kept
-        within one sample; quintile bins for a continuous ``y``); ``False``: a plain random
-        permutation.
+    seed, stratify
+        As in :func:`train_val_test_split`.
 
     Returns
     -------
@@ -274,13 +269,8 @@ def kfold_indices(y, *, n_splits: int = 5, seed, stratify: bool = True
         Labels (any comparable dtype) or a continuous target; non-empty, finite if numeric.
     n_splits : int, default 5
         Number of folds, ``2 <= n_splits <= n``.
-    seed : int or numpy.random.Generator
-        A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
-        which is used, and advanced, as is.
-    stratify : bool, default True
-        Use the stratified spread order of the module docstring (class proportions kept
-        within one sample; quintile bins for a continuous ``y``); ``False``: a plain random
-        permutation.
+    seed, stratify
+        As in :func:`train_val_test_split`.
 
     Returns
     -------
@@ -315,6 +305,15 @@ def _rate(rate) -> float:
 def n_noisy(rate: float, n: int) -> int:
     """Number of corrupted entries: ``round_half_up(rate * n)``."""
     return int(np.floor(_rate(rate) * n + 0.5))
+
+
+def _noisy_rows(rate, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n_noisy(rate, n)`` rows drawn without replacement, and their boolean mask."""
+    k = n_noisy(rate, n)
+    chosen = rng.choice(n, size=k, replace=False)
+    mask = np.zeros(n, dtype=bool)
+    mask[chosen] = True
+    return chosen, mask
 
 
 def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
@@ -353,10 +352,8 @@ def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
     if classes.size < 2:
         raise ValueError(f"y must contain at least two classes; found only {classes.tolist()}")
     rng = as_generator(seed)
-    k = n_noisy(rate, y.shape[0])
-    chosen = rng.choice(y.shape[0], size=k, replace=False)
-    mask = np.zeros(y.shape[0], dtype=bool)
-    mask[chosen] = True
+    chosen, mask = _noisy_rows(rate, y.shape[0], rng)
+    k = chosen.size
     new = y.copy()
     if k:
         code = np.searchsorted(classes, y[chosen])
@@ -419,10 +416,7 @@ def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = Tr
     if relative:
         sigma *= float(np.std(arr))
     rng = as_generator(seed)
-    k = n_noisy(rate, arr.shape[0])
-    chosen = rng.choice(arr.shape[0], size=k, replace=False)
-    mask = np.zeros(arr.shape[0], dtype=bool)
-    mask[chosen] = True
+    chosen, mask = _noisy_rows(rate, arr.shape[0], rng)
     new = arr.copy()
-    new[chosen] += sigma * rng.standard_normal(k)
+    new[chosen] += sigma * rng.standard_normal(chosen.size)
     return new, mask
