@@ -38,6 +38,7 @@ import numpy as np
 from .validation import as_matrix, as_vector, check_choice, finite_scalar, positive_scalar
 
 __all__ = [
+    "gamma_value",
     "squared_distances",
     "linear_kernel",
     "rbf_kernel",
@@ -541,3 +542,18 @@ def _precomputed(K, Y=None) -> np.ndarray:
         raise ValueError("a precomputed kernel takes the kernel matrix as its only argument; "
                          "Y must be None")
     return as_matrix(K, "K")
+
+
+def gamma_value(gamma, X, name: str = "gamma", choices=("scale", "auto")) -> float:
+    """The RBF width for the data ``X``, as scikit-learn's ``SVC`` reads ``gamma``.
+
+    A positive number is returned as given; ``"scale"`` is ``1 / (n_features * X.var())``
+    and ``"auto"`` is ``1 / n_features`` (both 1 when ``X`` has no variance or no entries).
+    ``choices`` restricts the accepted strings; ``name`` is used in error messages.
+    """
+    if isinstance(gamma, str):
+        check_choice(gamma, name, tuple(choices))
+        X = np.asarray(X)
+        var = (float(X.var()) if X.size else 0.0) if gamma == "scale" else 1.0
+        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    return positive_scalar(gamma, name)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.exceptions import SolverError
-from ..core.kernels import Kernel, linear_kernel, rbf_kernel
+from ..core.kernels import Kernel, gamma_value, linear_kernel, rbf_kernel
 from ..core.qp import solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_matrix, as_vector, finite_scalar, positive_scalar
@@ -84,14 +84,8 @@ SVM_KERNELS = ("linear", "rbf", "precomputed")
 
 
 def kernel_width(X, gamma) -> float:
-    """The RBF width: ``gamma`` itself (> 0), or for ``gamma="scale"`` scikit-learn's
-    ``1 / (n_features * X.var())`` (1 when ``X`` is constant)."""
-    if isinstance(gamma, str):
-        if gamma != "scale":
-            raise ValueError(f"gamma must be a positive number or 'scale'; got {gamma!r}")
-        var = float(np.var(X))
-        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-    return positive_scalar(gamma, "gamma")
+    """The RBF width (:func:`~pathlib_core.core.kernels.gamma_value`; ``"scale"`` only)."""
+    return gamma_value(gamma, X, choices=("scale",))
 
 
 def check_kernel(kernel) -> None:

@@ -14,7 +14,13 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.kernels import conformal_basis, conformal_kernel, linear_kernel, rbf_kernel
+from ..core.kernels import (
+    conformal_basis,
+    conformal_kernel,
+    gamma_value,
+    linear_kernel,
+    rbf_kernel,
+)
 from ..core.validation import check_choice, encode_binary_labels, positive_scalar
 from .conformal import optimize_conformal
 from .lp import _linear_mcm, fit_mcm
@@ -23,13 +29,8 @@ __all__ = ["MCMClassifier", "ConformalMCMClassifier", "ConformalSVMClassifier"]
 
 
 def _gamma_value(gamma, X: np.ndarray, name: str = "gamma") -> float:
-    """The RBF width: a positive number as given, or ``"scale"``, scikit-learn's
-    ``1 / (n_features * X.var())`` (1 when ``X`` has no variance)."""
-    if isinstance(gamma, str):
-        check_choice(gamma, name, ("scale",))
-        var = float(X.var()) if X.size else 0.0
-        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-    return positive_scalar(gamma, name)
+    """The RBF width (:func:`~pathlib_core.core.kernels.gamma_value`; ``"scale"`` only)."""
+    return gamma_value(gamma, X, name, choices=("scale",))
 
 
 def _binary_targets(est, y) -> np.ndarray:

@@ -78,7 +78,7 @@ from ..core.homotopy import (
     screen_psd,
     trace_raw,
 )
-from ..core.kernels import linear_kernel, rbf_kernel
+from ..core.kernels import gamma_value, linear_kernel, rbf_kernel
 from ..core.kkt import QPData, qp_data_residuals, recover_bounds
 from ..core.linalg import REFACTOR_EVERY
 from ..core.solution_path import Event, SolutionPath
@@ -95,7 +95,7 @@ from ..core.validation import (
 )
 from ._svm_fast import trace_svm
 
-__all__ = ["SVMSolution", "svm_path", "svm_kkt_residual", "kernel_matrix", "gamma_value"]
+__all__ = ["SVMSolution", "svm_path", "svm_kkt_residual", "kernel_matrix"]
 
 _SET_NAMES = {"free": "elbow", "lower": "right", "upper": "left"}
 _C_REF = 1024.0  # largest C of the libsvm start, in units where max|K| is in (1/2, 1]
@@ -255,23 +255,12 @@ def _merge_info(parts, extra) -> dict:
 KERNELS = ("precomputed", "linear", "rbf")
 
 
-def gamma_value(gamma, X) -> float:
-    """The RBF width for the data ``X``: ``gamma`` itself (> 0), or scikit-learn's
-    ``"scale"``, ``1 / (n_features * X.var())``, or ``"auto"``, ``1 / n_features`` (1 when
-    ``X`` has no variance)."""
-    if isinstance(gamma, str):
-        check_choice(gamma, "gamma", ("scale", "auto"))
-        var = float(np.var(X)) if gamma == "scale" else 1.0
-        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-    return positive_scalar(gamma, "gamma")
-
-
 def kernel_matrix(X, kernel: str = "precomputed", gamma="scale") -> np.ndarray:
     """The training kernel of a path function, as scikit-learn's ``SVC`` reads its arguments.
 
     ``kernel="precomputed"``: ``X`` is the kernel matrix (returned as given; the path
     function validates it). ``"linear"``: ``X X'``. ``"rbf"``: ``exp(-gamma |x - x'|^2)``
-    with :func:`gamma_value`.
+    with :func:`~pathlib_core.core.kernels.gamma_value`.
     """
     check_choice(kernel, "kernel", KERNELS)
     if kernel == "precomputed":
@@ -313,8 +302,8 @@ def svm_path(X, y, *, kernel: str = "precomputed", gamma="scale", C_min: float |
     kernel : {"precomputed", "linear", "rbf"}, default "precomputed"
         How ``K`` is obtained from ``X`` (:func:`kernel_matrix`).
     gamma : float, "scale" or "auto", default "scale"
-        RBF width for ``kernel="rbf"`` (:func:`gamma_value`; ``"scale"`` is scikit-learn's
-        ``1 / (d X.var())``).
+        RBF width for ``kernel="rbf"`` (:func:`~pathlib_core.core.kernels.gamma_value`;
+        ``"scale"`` is scikit-learn's ``1 / (d X.var())``).
     C_max : float
         Largest ``C`` (> 0), any size: above the path's last event the solution is affine in
         ``C`` (constant on separable data: the hard-margin SVM).

@@ -16,9 +16,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.kernels import linear_kernel, rbf_kernel
+from ..core.kernels import gamma_value, linear_kernel, rbf_kernel
 from ..core.validation import check_choice, encode_binary_labels, positive_scalar
-from ..primer.svm import gamma_value
 from .path import (
     S3VMSolution,
     class_balance_bias,
