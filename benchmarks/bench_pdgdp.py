@@ -62,7 +62,7 @@ def bench_region(n: int, seed: int = 0) -> list[dict]:
 
 def bench_training(n_train: int | None, n_steps: int, seed: int = 0) -> list[dict]:
     X, y = datasets.load("yeast", as_binary=YEAST_POSITIVE)
-    sp = datasets.train_val_test_split(X, y, sizes=(0.7, 0.0, 0.3), seed=seed)
+    sp = datasets.train_val_test_split(X, y, sizes=(0.7, 0.0, 0.3), random_state=seed)
     tr, te = sp.train, sp.test
     if n_train is not None:
         tr = np.sort(np.random.default_rng(seed).choice(tr, n_train, replace=False))

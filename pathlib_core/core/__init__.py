@@ -8,6 +8,9 @@ on first use):
   :class:`SolutionPath` (``at``, ``breakpoints``, ``events``, ``kkt_residuals``, ``to_json`` /
   ``from_json``, pickling), :class:`Event`, the pieces :class:`Segment`,
   :class:`LinearSegment`, :class:`FunctionSegment`; ``lerp_record``
+- :mod:`~pathlib_core.core.fit_result` -- the one convention of fit results:
+  :class:`FitResult`, a dataclass base in the style of scipy's ``OptimizeResult``
+  (``success``, ``status``, ``message``, ``nit``, ``fun``, mapping access), ``SUCCESS_STATUSES``
 - :mod:`~pathlib_core.core.kkt` -- scale-invariant residuals of QP and LP optimality
   conditions: :class:`KKTResiduals`, :func:`qp_residuals`, :func:`lp_residuals`; for the
   engines ``QPData``, ``qp_data_residuals``, ``recover_bounds``,
@@ -26,7 +29,7 @@ on first use):
 - :mod:`~pathlib_core.core.linalg` -- the bordered inverse (one index enters or leaves),
   compiled: ``border_add``, ``border_remove``, ``schur_complement``, ``border_append``,
   ``border_drop``, ``load_block``, ``gradient_drift``, ``smallest_two``, ``psd_screen``,
-  ``REFACTOR_EVERY``, ``DRIFT_TOL``, ``njit``
+  ``REFACTOR_EVERY``, ``REFACTOR_EVERY_VERIFIED``, ``DRIFT_TOL``, ``njit``
 - :mod:`~pathlib_core.core.states` -- :class:`IndexState`, the one index-state enum (free, at
   the lower or upper bound, fixed), its values as plain ints and ``STATE_NAMES``
 - :mod:`~pathlib_core.core.kernels` -- :func:`linear_kernel`, :func:`rbf_kernel`,
@@ -54,11 +57,14 @@ import lazy_loader as _lazy
 
 __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
-    submodules=["exceptions", "homotopy", "io", "kernels", "kkt", "linalg", "ode_path",
-                "path_plot", "qp", "solution_path", "states", "threads", "validation"],
+    submodules=["exceptions", "fit_result", "homotopy", "io", "kernels", "kkt", "linalg",
+                "ode_path", "path_plot", "qp", "solution_path", "states", "threads", "validation"],
     submod_attrs={
         "solution_path": [
             "SolutionPath", "Event", "Segment", "LinearSegment", "FunctionSegment",
+        ],
+        "fit_result": [
+            "FitResult",
         ],
         "kkt": [
             "KKTResiduals", "qp_residuals", "lp_residuals",

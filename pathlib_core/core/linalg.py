@@ -30,7 +30,8 @@ keeping the two nearest events), the refinement of their two solves (:func:`refi
 solution at a breakpoint (:func:`box_point`) and the check they run after every update
 (:func:`gradient_drift`: the stationarity residual on the free set, relative to the gradient's
 size); above :data:`DRIFT_TOL` the inverse is rebuilt, and it is rebuilt anyway every
-:data:`REFACTOR_EVERY` updates.
+:data:`REFACTOR_EVERY` updates (:data:`REFACTOR_EVERY_VERIFIED` for engines that verify every
+solve made with it).
 
 The functions are compiled by numba (they run as plain Python without it, and
 ``NUMBA_DISABLE_JIT=1`` turns compilation off) and are called from Python and from the
@@ -53,10 +54,15 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["njit", "border_add", "border_remove", "load_block", "border_append", "border_drop",
            "gradient_drift", "refine_two", "smallest_two", "next_box_event", "box_point",
-           "schur_complement", "psd_screen", "REFACTOR_EVERY", "DRIFT_TOL"]
+           "schur_complement", "psd_screen", "REFACTOR_EVERY", "REFACTOR_EVERY_VERIFIED",
+           "DRIFT_TOL"]
 
 #: updates of a bordered inverse between two rebuilds from scratch (drift control)
 REFACTOR_EVERY = 50
+#: the same for engines that verify every solve made with the inverse (its backward error, or
+#: an exact re-solve of every point they return), so that drift cannot reach a result: a
+#: rebuild is then needed only for speed's sake and can come less often
+REFACTOR_EVERY_VERIFIED = 4 * REFACTOR_EVERY
 #: relative stationarity residual of the free set above which the inverse is rebuilt
 DRIFT_TOL = 1e-9
 
@@ -85,7 +91,7 @@ def schur_complement(Minv, b, d):
 
 
 @njit(cache=True)
-def border_add(Minv, b, d, rtol):
+def border_add(Minv, b, d, rtol, signed=False):
     """Inverse of ``[[M, b], [b', d]]`` from ``Minv = M^{-1}``.
 
     Parameters
@@ -99,6 +105,11 @@ def border_add(Minv, b, d, rtol):
     rtol : float
         The new index is refused when the Schur complement ``s <= rtol * |d|`` (a column in
         the span of the current ones, to that relative precision).
+    signed : bool, default False
+        For a symmetric *indefinite* block (a KKT matrix with zero diagonal border rows): a
+        Schur complement of either sign is accepted, and the index refused only when
+        ``|s| <= rtol * |d|`` or ``s`` is not finite. The default accepts only ``s > 0``, as
+        a positive definite block requires.
 
     Returns
     -------
@@ -109,7 +120,8 @@ def border_add(Minv, b, d, rtol):
     """
     k = Minv.shape[0]
     s, u = schur_complement(Minv, b, d)
-    if not s > rtol * abs(d):
+    size = abs(s) if signed else s
+    if not (size > rtol * abs(d) and size < np.inf):
         return np.empty((0, 0)), s
     new = np.empty((k + 1, k + 1))
     for r in range(k):

@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .exceptions import NotPSDError, QPSolverError
+from .fit_result import FitResult
 from .kkt import KKTResiduals, QPData, _qp_data, qp_data_residuals
 from .linalg import njit
 from .states import FIXED, FREE, LOWER, UPPER
@@ -102,8 +103,8 @@ class ActiveSet:
                 f"{int(self.inequalities.sum())}/{self.inequalities.size} inequalities active)")
 
 
-@dataclass(frozen=True)
-class QPResult:
+@dataclass(frozen=True, repr=False)
+class QPResult(FitResult):
     """Solution of a QP (or LP) with multipliers in the convention of :mod:`pathlib_core.core.kkt`.
 
     Attributes

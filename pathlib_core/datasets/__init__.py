@@ -11,7 +11,7 @@ truth; ``data/README.md`` is generated from it by
 >>> X, y = datasets.load("pima")              # y in {-1, +1}, +1 = diabetic
 >>> X, y = datasets.load("yeast")             # y in 0..9
 >>> X, y = datasets.load("yeast", as_binary="CYT")   # one class vs the rest, in {-1, +1}
->>> split = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), seed=0)
+>>> split = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), random_state=0)
 
 Preprocessing (the same for every dataset; the per-dataset details are in the registry and
 the README): listed columns dropped; rows with a missing value dropped; numeric columns kept;

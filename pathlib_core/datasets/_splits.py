@@ -1,6 +1,6 @@
 """Seeded splits and label noise.
 
-Every function takes an explicit ``seed`` (a non-negative int or a
+Every function takes an explicit ``random_state`` (a non-negative int or a
 :class:`numpy.random.Generator`) and is deterministic given it. Index arrays are returned
 sorted, as ``int64``.
 
@@ -65,15 +65,16 @@ class LabeledUnlabeled(NamedTuple):
     unlabeled: np.ndarray
 
 
-def as_generator(seed, name: str = "seed") -> np.random.Generator:
-    """Return a Generator from an int seed or a Generator; anything else is a ValueError."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+def as_generator(random_state, name: str = "random_state") -> np.random.Generator:
+    """A Generator from a non-negative int or a Generator; anything else is a ValueError."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if (isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral)
+            or int(random_state) < 0):
         raise ValueError(
-            f"{name} must be a non-negative int or a numpy.random.Generator; got {seed!r}"
+            f"{name} must be a non-negative int or a numpy.random.Generator; got {random_state!r}"
         )
-    return np.random.default_rng(int(seed))
+    return np.random.default_rng(int(random_state))
 
 
 def _labels(y, name: str = "y") -> np.ndarray:
@@ -142,7 +143,7 @@ def _sizes(sizes, n: int) -> tuple[int, int, int]:
     return counts[0], counts[1], counts[2]
 
 
-def train_val_test_split(X, y, *, sizes=(0.6, 0.2, 0.2), seed, stratify: bool = True
+def train_val_test_split(X, y, *, sizes=(0.6, 0.2, 0.2), random_state, stratify: bool = True
                          ) -> TrainValTest:
     """Split sample indices into train / validation / test.
 
@@ -160,7 +161,7 @@ def train_val_test_split(X, y, *, sizes=(0.6, 0.2, 0.2), seed, stratify: bool = 
     sizes : sequence of three numbers, default (0.6, 0.2, 0.2)
         ``(train, val, test)`` as non-negative fractions summing to 1, or as non-negative ints
         summing to ``n``. Train and test must end up with at least one sample each.
-    seed : int or numpy.random.Generator
+    random_state : int or numpy.random.Generator
         A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
         which is used, and advanced, as is.
     stratify : bool, default True
@@ -179,7 +180,7 @@ def train_val_test_split(X, y, *, sizes=(0.6, 0.2, 0.2), seed, stratify: bool = 
     ValueError
         An empty, non-1-D or non-finite ``y``; ``X`` with a different number of rows; bad
         ``sizes`` (not three non-negative numbers, fractions not summing to 1, counts not
-        summing to ``n``, an empty train or test part); a bad ``seed``; a non-bool
+        summing to ``n``, an empty train or test part); a bad ``random_state``; a non-bool
         ``stratify``.
     """
     y = _labels(y)
@@ -187,7 +188,7 @@ def train_val_test_split(X, y, *, sizes=(0.6, 0.2, 0.2), seed, stratify: bool = 
         raise ValueError(f"X must have as many rows as y has entries ({y.shape[0]}); "
                          f"got {np.shape(X)[0]}")
     n_train, n_val, _ = _sizes(sizes, y.shape[0])
-    order = _order(y, as_generator(seed), stratify)
+    order = _order(y, as_generator(random_state), stratify)
     cut = (order[:n_train], order[n_train:n_train + n_val], order[n_train + n_val:])
     return TrainValTest(*(np.sort(c).astype(np.int64) for c in cut))
 
@@ -197,7 +198,7 @@ def default_n_labeled(n_train: int) -> int:
     return int(max(2, min(30, int(np.floor(0.1 * n_train)))))
 
 
-def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
+def labeled_unlabeled_split(y, *, n_labeled=None, random_state, stratify: bool = True
                             ) -> LabeledUnlabeled:
     """Choose the labeled points of a semi-supervised problem; the rest are unlabeled.
 
@@ -213,7 +214,7 @@ def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
     n_labeled : int, optional
         Number of labeled points, with ``n_classes <= n_labeled < n``; default
         :func:`default_n_labeled` of ``n`` (``max(2, min(30, floor(0.1 n)))``).
-    seed, stratify
+    random_state, stratify
         As in :func:`train_val_test_split`.
 
     Returns
@@ -227,7 +228,7 @@ def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
     ValueError
         A bad ``y`` (empty, not 1-D, non-finite, a single class), ``n_labeled`` not an int in
         ``[n_classes, n)`` (also when the default does not fit, e.g. ``n <= 2``), a bad
-        ``seed`` or a non-bool ``stratify``.
+        ``random_state`` or a non-bool ``stratify``.
     """
     y = _labels(y)
     n = y.shape[0]
@@ -240,7 +241,7 @@ def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
                          f"n_labeled < {n}; got {n_labeled!r}")
     if classes.size < 2:
         raise ValueError(f"y must contain at least two classes; found only {classes.tolist()}")
-    order = _order(y, as_generator(seed), stratify)
+    order = _order(y, as_generator(random_state), stratify)
     labeled = list(order[:int(n_labeled)])
     rest = list(order[int(n_labeled):])
     for c in classes:
@@ -255,7 +256,7 @@ def labeled_unlabeled_split(y, *, n_labeled=None, seed, stratify: bool = True
                             np.sort(np.asarray(rest, dtype=np.int64)))
 
 
-def kfold_indices(y, *, n_splits: int = 5, seed, stratify: bool = True
+def kfold_indices(y, *, n_splits: int = 5, random_state, stratify: bool = True
                   ) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` (train, test) index pairs; the test folds partition ``range(len(y))``.
 
@@ -269,7 +270,7 @@ def kfold_indices(y, *, n_splits: int = 5, seed, stratify: bool = True
         Labels (any comparable dtype) or a continuous target; non-empty, finite if numeric.
     n_splits : int, default 5
         Number of folds, ``2 <= n_splits <= n``.
-    seed, stratify
+    random_state, stratify
         As in :func:`train_val_test_split`.
 
     Returns
@@ -281,7 +282,7 @@ def kfold_indices(y, *, n_splits: int = 5, seed, stratify: bool = True
     Raises
     ------
     ValueError
-        A bad ``y``, ``n_splits`` not an int in ``[2, n]``, a bad ``seed`` or a non-bool
+        A bad ``y``, ``n_splits`` not an int in ``[2, n]``, a bad ``random_state`` or a non-bool
         ``stratify``.
     """
     y = _labels(y)
@@ -289,7 +290,7 @@ def kfold_indices(y, *, n_splits: int = 5, seed, stratify: bool = True
             or not 2 <= n_splits <= y.shape[0]):
         raise ValueError(f"n_splits must be an int with 2 <= n_splits <= {y.shape[0]}; "
                          f"got {n_splits!r}")
-    order = _order(y, as_generator(seed), stratify)
+    order = _order(y, as_generator(random_state), stratify)
     fold = np.empty(y.shape[0], dtype=np.int64)
     fold[order] = np.arange(y.shape[0]) % n_splits
     return [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in range(n_splits)]
@@ -316,7 +317,7 @@ def _noisy_rows(rate, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
     return chosen, mask
 
 
-def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
+def flip_labels(y, *, rate, random_state) -> tuple[np.ndarray, np.ndarray]:
     """Flip exactly ``round_half_up(rate * n)`` labels, chosen uniformly without replacement.
 
     Each chosen label is replaced by one of the *other* classes present in ``y``, uniformly
@@ -330,7 +331,7 @@ def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
         distinct value counts as a class, so pass labels, not a continuous target.
     rate : float in [0, 1]
         Fraction of labels to flip; the count is ``floor(rate * n + 0.5)``.
-    seed : int or numpy.random.Generator
+    random_state : int or numpy.random.Generator
         A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
         which is used, and advanced, as is.
 
@@ -345,13 +346,13 @@ def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
     ------
     ValueError
         A bad ``y`` (empty, not 1-D, non-finite, a single class), ``rate`` not a finite
-        number in [0, 1], or a bad ``seed``.
+        number in [0, 1], or a bad ``random_state``.
     """
     y = _labels(y)
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(f"y must contain at least two classes; found only {classes.tolist()}")
-    rng = as_generator(seed)
+    rng = as_generator(random_state)
     chosen, mask = _noisy_rows(rate, y.shape[0], rng)
     k = chosen.size
     new = y.copy()
@@ -362,7 +363,7 @@ def flip_labels(y, *, rate, seed) -> tuple[np.ndarray, np.ndarray]:
     return new, mask
 
 
-def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = True
+def add_response_noise(y, *, rate, random_state, scale: float = 1.0, relative: bool = True
                        ) -> tuple[np.ndarray, np.ndarray]:
     r"""Corrupt a ``rate`` fraction of regression responses with additive Gaussian noise.
 
@@ -383,7 +384,7 @@ def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = Tr
         Real responses, non-empty and finite.
     rate : float in [0, 1]
         Fraction of responses to corrupt.
-    seed : int or numpy.random.Generator
+    random_state : int or numpy.random.Generator
         A non-negative int (passed to :func:`numpy.random.default_rng`) or a Generator,
         which is used, and advanced, as is.
     scale : float > 0, default 1.0
@@ -403,7 +404,7 @@ def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = Tr
     ------
     ValueError
         A bad ``y`` (empty, not 1-D, non-finite), ``scale <= 0``, a non-bool ``relative``,
-        ``rate`` not a finite number in [0, 1], or a bad ``seed``.
+        ``rate`` not a finite number in [0, 1], or a bad ``random_state``.
     """
     from ..core.validation import as_vector, positive_scalar
 
@@ -415,7 +416,7 @@ def add_response_noise(y, *, rate, seed, scale: float = 1.0, relative: bool = Tr
         raise ValueError(f"relative must be True or False; got {relative!r}")
     if relative:
         sigma *= float(np.std(arr))
-    rng = as_generator(seed)
+    rng = as_generator(random_state)
     chosen, mask = _noisy_rows(rate, arr.shape[0], rng)
     new = arr.copy()
     new[chosen] += sigma * rng.standard_normal(chosen.size)

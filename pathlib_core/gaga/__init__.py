@@ -31,7 +31,7 @@ __getattr__, __dir__, __all__ = _lazy.attach(
     submod_attrs={
         "regularizers": ["REGULARIZERS", "PATH_REGULARIZERS", "sp_regularizer", "sp_weights",
                          "sp_weights_derivatives"],
-        "linear_models": ["MODELS", "SPLSolution", "losses", "weighted_fit",
+        "linear_models": ["MODELS", "SPLSolution", "WeightedFitResult", "losses", "weighted_fit",
                           "partial_optimum_residual"],
         "svm_dual": ["SVMSolution", "svm_weighted_fit", "svm_partial_optimum_residual"],
         "acs_baseline": ["ACSResult", "SVMACSResult", "acs", "acs_path", "svm_acs", "svm_acs_path"],

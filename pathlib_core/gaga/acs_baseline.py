@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.fit_result import FitResult
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import as_vector, positive_scalar
@@ -29,8 +30,8 @@ from .svm_path import _SVMGAGA, _acs_newton
 __all__ = ["ACSResult", "SVMACSResult", "acs", "acs_path", "svm_acs", "svm_acs_path"]
 
 
-@dataclass
-class ACSResult:
+@dataclass(repr=False)
+class ACSResult(FitResult):
     """Result of :func:`acs` (Lasso, logistic regression) at one age.
 
     Attributes
@@ -58,9 +59,14 @@ class ACSResult:
     residual: float
     info: dict = field(default_factory=dict)
 
+    @property
+    def status(self) -> str:
+        """``"converged"`` if the stopping test was met, else ``"max_iter"``."""
+        return "converged" if self.converged else "max_iter"
 
-@dataclass
-class SVMACSResult:
+
+@dataclass(repr=False)
+class SVMACSResult(FitResult):
     """Result of :func:`svm_acs` (the self-paced SVM) at one age.
 
     Attributes
@@ -90,6 +96,11 @@ class SVMACSResult:
     n_iter: int
     converged: bool
     residual: float
+
+    @property
+    def status(self) -> str:
+        """``"converged"`` if the stopping test was met, else ``"max_iter"``."""
+        return "converged" if self.converged else "max_iter"
 
 
 def _grid_path(ages, results, residual, info) -> SolutionPath:

@@ -31,13 +31,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.exceptions import SolverError
+from ..core.fit_result import FitResult
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_matrix, as_vector, check_choice, positive_scalar
 from .docstrings import fill_doc
 from .regularizers import PATH_REGULARIZERS, REGULARIZERS, _check_reg, _sp_slope, sp_weights
 from .scaling import _pow2, _pow4, _rms_columns
 
-__all__ = ["MODELS", "SPLSolution", "losses", "weighted_fit", "partial_optimum_residual"]
+__all__ = ["MODELS", "SPLSolution", "WeightedFitResult", "losses", "weighted_fit",
+           "partial_optimum_residual"]
 
 
 #: Models supported by :func:`age_path` and :func:`acs`.
@@ -291,6 +293,41 @@ class SPLSolution:
     weights: np.ndarray
 
 
+@dataclass(repr=False)
+class WeightedFitResult(FitResult):
+    r"""The minimizer of the weighted problem at fixed sample weights (the ``w``-step of ACS).
+
+    Returned by :func:`weighted_fit` and :func:`~pathlib_core.gaga.svm_dual.svm_weighted_fit`;
+    both either reach their optimality test or raise, so ``status`` is ``"optimal"``.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (d,) or None
+        The weights :math:`w` (None for the SVM with a non-linear kernel).
+    intercept : float
+        The bias :math:`b` (always ``0.0`` for the Lasso).
+    objective : float
+        :math:`R(w) + \sum_i v_i \ell_i(w)` at the minimizer (for the SVM its primal
+        :math:`\tfrac12\|w\|^2 + C \sum_i v_i \max(0, 1 - y_i f(x_i))`).
+    dual_coef : ndarray of shape (n,) or None
+        SVM only: the dual variables :math:`0 \le \alpha_i \le C v_i`, the decision
+        function being ``K(x, X) @ (dual_coef * y) + intercept``.
+    status : str
+        ``"optimal"``.
+    """
+
+    coef: np.ndarray | None
+    intercept: float
+    objective: float
+    dual_coef: np.ndarray | None = None
+    status: str = "optimal"
+
+    @property
+    def n_iter(self) -> int:
+        """Not counted for this step (0)."""
+        return 0
+
+
 def _validate(X, y, model, regularizer, alpha, C, mixture, path=False):
     check_choice(model, "model", MODELS + ("svm",))
     if model == "svm":
@@ -418,7 +455,7 @@ def losses(X, y, coef, intercept=0.0, *, model: str, alpha=None, C=None) -> np.n
 @fill_doc
 @single_blas_thread
 def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
-    r"""Solve the weighted problem ``argmin_w R(w) + sum v_i l_i(w)``; returns (coef, b).
+    r"""Solve the weighted problem ``argmin_w R(w) + sum v_i l_i(w)``.
 
     .. math::
 
@@ -439,11 +476,9 @@ def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
 
     Returns
     -------
-    coef : ndarray of shape (d,)
-        The minimizer :math:`w`.
-    intercept : float
-        The logistic intercept :math:`b` (0 if every ``v_i`` is 0); always ``0.0`` for the
-        Lasso.
+    WeightedFitResult
+        ``coef`` (the minimizer :math:`w`), ``intercept`` (the logistic :math:`b`, 0 if every
+        ``v_i`` is 0; always ``0.0`` for the Lasso) and ``objective``.
 
     Raises
     ------
@@ -460,7 +495,9 @@ def weighted_fit(X, y, v, *, model: str, alpha=None, C=None):
     if np.any(v < 0) or np.any(v > 1):
         raise ValueError("v must hold sample weights in [0, 1]")
     sc = _scaled_problem(m, "linear", None)
-    return _split(m, sc.to_user(sc.model.weighted_fit(v)))
+    theta = sc.to_user(sc.model.weighted_fit(v))
+    coef, b = _split(m, theta)
+    return WeightedFitResult(coef=coef, intercept=float(b), objective=m.objective(theta, v))
 
 
 def _theta(m, coef, intercept) -> np.ndarray:

@@ -187,10 +187,10 @@ def one_run(e: dict, run: int, seed: int) -> dict:
     X, y = load_data(e, run, seed)
     fit, val, te = split(len(y), run, seed)
     if e["model"] == "lasso":
-        y_fit, _ = datasets.add_response_noise(y[fit], rate=e["noise"], seed=seed + run,
+        y_fit, _ = datasets.add_response_noise(y[fit], rate=e["noise"], random_state=seed + run,
                                                scale=2.0)
     else:
-        y_fit, _ = datasets.flip_labels(y[fit], rate=e["noise"], seed=seed + run)
+        y_fit, _ = datasets.flip_labels(y[fit], rate=e["noise"], random_state=seed + run)
     Xf = X[fit]
     kw, f_orig, decision = learners(e, Xf, y_fit)
     sign = 1.0 if e["model"] == "lasso" else -1.0   # validation: minimize error / maximize acc.
@@ -277,9 +277,9 @@ def timed(e: dict, n: int, age_max: float, seed: int, run: int = 0):
     e = dict(e, n=n)
     X, y = load_data(e, run, seed)
     if e["model"] == "lasso":
-        y, _ = datasets.add_response_noise(y, rate=0.3, seed=seed + run, scale=2.0)
+        y, _ = datasets.add_response_noise(y, rate=0.3, random_state=seed + run, scale=2.0)
     else:
-        y, _ = datasets.flip_labels(y, rate=0.3, seed=seed + run)
+        y, _ = datasets.flip_labels(y, rate=0.3, random_state=seed + run)
     kw = dict(alpha=e["params"]["alpha"]) if e["model"] == "lasso" else dict(C=e["params"]["C"])
     t0 = time.perf_counter()
     path = age_path(X, y, model=e["model"], regularizer=e["reg"], mixture=e["mixture"],

@@ -46,6 +46,7 @@ from ..core.qp import solve_qp
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_matrix, as_vector, finite_scalar, positive_scalar
 from .docstrings import fill_doc
+from .linear_models import WeightedFitResult
 from .regularizers import PATH_REGULARIZERS, _check_reg, _sp_slope, sp_weights
 from .scaling import _pow4
 
@@ -329,8 +330,8 @@ def validate_svm(X, y, regularizer, C, mixture, kernel, gamma):
 @fill_doc
 @single_blas_thread
 def svm_weighted_fit(X, y, v, *, C=1.0, kernel="linear", gamma="scale"):
-    r"""Weighted SVM ``1/2 ||w||^2 + C sum_i v_i max(0, g_i)`` by its dual; returns
-    ``(alpha, b)`` (decision function ``K(x, X) @ (alpha * y) + b``).
+    r"""Weighted SVM ``1/2 ||w||^2 + C sum_i v_i max(0, g_i)`` by its dual (decision
+    function ``K(x, X) @ (alpha * y) + b``).
 
     The ``w``-step of alternate convex search for the self-paced SVM (7) at fixed weights:
 
@@ -354,10 +355,10 @@ def svm_weighted_fit(X, y, v, *, C=1.0, kernel="linear", gamma="scale"):
 
     Returns
     -------
-    alpha : ndarray of shape (n,)
-        Dual variables, ``0 <= alpha_i <= C v_i``.
-    intercept : float
-        Bias ``b``.
+    WeightedFitResult
+        ``dual_coef`` (the dual variables ``0 <= alpha_i <= C v_i``), ``intercept`` (the bias
+        ``b``), ``objective`` (the primal value) and, for ``kernel="linear"``, ``coef``
+        (``w = X' (alpha * y)``).
 
     Raises
     ------
@@ -366,13 +367,18 @@ def svm_weighted_fit(X, y, v, *, C=1.0, kernel="linear", gamma="scale"):
     SolverError
         (a ``RuntimeError``) The QP solver did not report an optimal solution.
     """
-    X, y, C, _, K, _ = validate_svm(X, y, "linear", C, None, kernel, gamma)
+    X, y, C, _, K, is_linear = validate_svm(X, y, "linear", C, None, kernel, gamma)
     v = as_vector(v, "v", length=X.shape[0], length_of="X")
     if np.any(v < 0) or np.any(v > 1):
         raise ValueError("v must lie in [0, 1]")
     sc = _ScaledSVM(K, y, C, "linear", None)
     z = sc.svm.weighted_fit(v)
-    return sc.alpha_to_user(z[:-1]), float(z[-1])
+    alpha, b = sc.alpha_to_user(z[:-1]), float(z[-1])
+    ay = alpha * y
+    f = K @ ay + b
+    objective = 0.5 * float(ay @ (f - b)) + C * float(v @ np.maximum(0.0, 1.0 - y * f))
+    coef = X.T @ ay if is_linear else None
+    return WeightedFitResult(coef=coef, intercept=b, objective=objective, dual_coef=alpha)
 
 
 @fill_doc

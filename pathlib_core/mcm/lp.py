@@ -34,6 +34,7 @@ import scipy.sparse
 from scipy.optimize import linprog
 
 from ..core.exceptions import SolverError
+from ..core.fit_result import FitResult
 from ..core.kkt import KKTResiduals, lp_residuals
 from ..core.threads import single_blas_thread
 from ..core.validation import (
@@ -67,8 +68,8 @@ def _pow2_inverse(v: float) -> float:
 # The linear program
 # ---------------------------------------------------------------------------------------------
 
-@dataclass
-class MCMResult:
+@dataclass(repr=False)
+class MCMResult(FitResult):
     """Solution of the kernel MCM linear program (eqs. (30)-(33), optionally with ``l1``).
 
     Attributes

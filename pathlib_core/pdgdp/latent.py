@@ -63,6 +63,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.exceptions import SolverError
+from ..core.fit_result import FitResult
 from ..core.qp import QPResult, solve_qp
 from ..core.states import FREE, LOWER, UPPER
 from ..core.threads import single_blas_thread
@@ -541,8 +542,8 @@ class _Components:
 # ---------------------------------------------------------------------------------------------
 # Result and the four methods
 # ---------------------------------------------------------------------------------------------
-@dataclass
-class LatentSVMResult:
+@dataclass(repr=False)
+class LatentSVMResult(FitResult):
     """A trained latent SVM and its training history.
 
     Attributes
@@ -598,6 +599,11 @@ class LatentSVMResult:
     converged: bool
     time: float
     step: float = float("nan")
+
+    @property
+    def status(self) -> str:
+        """``"converged"`` if the stopping test was met, else ``"max_iter"``."""
+        return "converged" if self.converged else "max_iter"
 
     def decision_function(self, X) -> np.ndarray:
         """``max_m (w_m' x + b_m)`` for every row of ``X``."""

@@ -67,7 +67,7 @@ def load_yeast(*, n_train: int | None, random_state: int) -> dict:
     from .. import datasets
 
     X, y = datasets.load("yeast", as_binary=list(YEAST_HIDDEN_CLASSES))
-    sp = datasets.train_val_test_split(X, y, sizes=(0.7, 0.0, 0.3), seed=random_state)
+    sp = datasets.train_val_test_split(X, y, sizes=(0.7, 0.0, 0.3), random_state=random_state)
     tr, te = sp.train, sp.test
     if n_train is not None:
         tr = np.sort(np.random.default_rng(random_state).choice(tr, n_train, replace=False))
@@ -114,7 +114,7 @@ def load_hiva(*, n_inactive: int, n_features: int = 500, random_state: int) -> d
     keep = np.sort(np.r_[np.flatnonzero(y > 0),
                          rng.choice(np.flatnonzero(y < 0), n_inactive, replace=False)])
     X, y = X[keep], y[keep]
-    sp = datasets.train_val_test_split(X, y, sizes=(0.5, 0.25, 0.25), seed=random_state)
+    sp = datasets.train_val_test_split(X, y, sizes=(0.5, 0.25, 0.25), random_state=random_state)
     feats = np.argsort(-X[sp.train].var(axis=0), kind="stable")[:n_features]
     return dict(X=X[:, feats], y=y, train=sp.train, val=sp.val, test=sp.test)
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.fit_result import FitResult
 from ..core.kernels import ard_rbf_gradient_contract, ard_rbf_kernel
 from ..core.states import FREE, LOWER, UPPER
 from ..core.threads import single_blas_thread
@@ -299,8 +300,8 @@ class CostSensitiveARD:
 # ---------------------------------------------------------------------------------------------
 # Result
 # ---------------------------------------------------------------------------------------------
-@dataclass
-class SelectionResult:
+@dataclass(repr=False)
+class SelectionResult(FitResult):
     """Outcome of :func:`select_hyperparameters`.
 
     Attributes
@@ -339,6 +340,16 @@ class SelectionResult:
     best_index: int
     _problem: CostSensitiveARD = field(repr=False)
     _solution: _Solution = field(repr=False)
+
+    @property
+    def status(self) -> str:
+        """``"completed"``: the search spent its budget and returns the best point seen."""
+        return "completed"
+
+    @property
+    def fun(self) -> float:
+        """The validation cost of the selected model (``val_cost``)."""
+        return float(self.val_cost)
 
     def decision_function(self, X) -> np.ndarray:
         """Decision values of the selected model."""

@@ -57,7 +57,7 @@ from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dpotri
 
 from ..core.exceptions import HomotopyError
-from ..core.linalg import border_add, border_remove
+from ..core.linalg import REFACTOR_EVERY_VERIFIED, border_add, border_remove
 from ..core.solution_path import Event, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import as_matrix, as_vector, positive_int, positive_scalar
@@ -343,7 +343,8 @@ class _State:
 
 
 @single_blas_thread
-def lasso_path(X, y, *, alpha_min: float | None = None, refactor_every: int = 200,
+def lasso_path(X, y, *, alpha_min: float | None = None,
+               refactor_every: int = REFACTOR_EVERY_VERIFIED,
                max_events: int | None = None) -> SolutionPath:
     r"""Exact Lasso path in scikit-learn's scaling, from ``alpha_max`` down to ``alpha_min``.
 
@@ -374,9 +375,9 @@ def lasso_path(X, y, *, alpha_min: float | None = None, refactor_every: int = 20
         than samples, or a rank-deficient design).
     refactor_every : int
         Full re-inversion of ``G_AA`` every this many updates (drift control). The default,
-        four times :data:`pathlib_core.core.linalg.REFACTOR_EVERY` of the SVM loops, is
-        affordable because every segment's solve is also checked against its backward error
-        (a re-inversion as soon as it exceeds ``1e-10``).
+        :data:`pathlib_core.core.linalg.REFACTOR_EVERY_VERIFIED` (four times the SVM loops'
+        ``REFACTOR_EVERY``), is affordable because every segment's solve is also checked
+        against its backward error (a re-inversion as soon as it exceeds ``1e-10``).
     max_events : int, optional
         Safety bound on the number of events (default ``20 (n + p) + 100``).
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.exceptions import PathlibCoreError, QPSolverError
+from ..core.fit_result import FitResult
 from ..core.homotopy import screen_psd
 from ..core.qp import solve_qp
 from ..core.threads import single_blas_thread
@@ -39,8 +40,8 @@ from .path import (
 __all__ = ["TSVMResult", "supervised_svm", "annealing_tsvm", "cccp_tsvm"]
 
 
-@dataclass(frozen=True)
-class TSVMResult:
+@dataclass(frozen=True, repr=False)
+class TSVMResult(FitResult):
     """Result of a baseline.
 
     Attributes
@@ -55,6 +56,9 @@ class TSVMResult:
         ``J(f, labels)`` of eq. (1) at the final ``C^*`` (NaN for the supervised SVM).
     info : dict
         ``n_qp`` (QP solves), ``n_iter`` and ``time``.
+    status : str
+        ``"optimal"`` (the supervised SVM), ``"converged"`` (no switch or no change of
+        the ramp's active set left), ``"max_iter"`` (a cap on rounds was reached).
     """
 
     coef: np.ndarray
@@ -62,6 +66,12 @@ class TSVMResult:
     labels: np.ndarray
     objective: float = float("nan")
     info: dict = field(default_factory=dict, repr=False)
+    status: str = "converged"
+
+    @property
+    def n_iter(self) -> int:
+        """Iterations (``info["n_iter"]``)."""
+        return int(self.info.get("n_iter", 0))
 
     def decision_function(self, K_cross) -> np.ndarray:
         """``f`` at new points, ``K_cross[i, j] = K(x_i, x_new_j)`` (training rows)."""
@@ -123,7 +133,8 @@ def supervised_svm(K, y, *, C) -> TSVMResult:
     f = Kv @ coef + b
     labels = np.where(lab, yv, np.where(f >= 0, 1.0, -1.0)).astype(int)
     return TSVMResult(coef, b, labels, info={"n_qp": 1, "n_iter": 1,
-                                             "time": time.perf_counter() - t0})
+                                             "time": time.perf_counter() - t0},
+                      status="optimal")
 
 
 @single_blas_thread
@@ -175,6 +186,7 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
     ylab[order[n_pos:]] = -1.0
     n_qp, n_switch = 1, 0
     steps = []
+    capped = False
     for k in range(int(n_steps)):
         cu = Cu * 2.0 ** (-(int(n_steps) - 1 - k))
         ub = np.where(lab, C, cu)
@@ -194,6 +206,8 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
             sw = np.concatenate([pos[:m][ok], neg[:m][ok]])
             ylab[sw] = -ylab[sw]
             n_switch += int(ok.sum())
+        else:
+            capped = True  # switches were still left after max_switch_rounds re-solves
         if keep_steps:
             steps.append((cu, ylab * theta, ylab.astype(int)))
     coef = ylab * theta
@@ -201,7 +215,8 @@ def annealing_tsvm(K, y, *, C, C_unlabeled, n_steps: int = 10,
     info = {"n_qp": n_qp, "n_iter": n_switch, "time": time.perf_counter() - t0}
     if keep_steps:
         info["steps"] = steps
-    return TSVMResult(coef, b, ylab.astype(int), J, info)
+    return TSVMResult(coef, b, ylab.astype(int), J, info,
+                      status="max_iter" if capped else "converged")
 
 
 @single_blas_thread
@@ -256,6 +271,7 @@ def cccp_tsvm(K, y, *, C, C_unlabeled, s: float = -0.3, max_iter: int = 50) -> T
     v = np.concatenate([theta[li], np.zeros(2 * iu.size)])
     rho = np.where(unl_k & (z * f[pidx] < s), Cu, 0.0)
     n_qp, it = 1, 0
+    status = "converged"
     for it in range(1, max_iter + 1):  # noqa: B007
         res = solve_qp(Q, q, lb=-rho, ub=c - rho, warm_start=np.clip(v, -rho, c - rho))
         n_qp += 1
@@ -268,7 +284,10 @@ def cccp_tsvm(K, y, *, C, C_unlabeled, s: float = -0.3, max_iter: int = 50) -> T
         if np.array_equal(rho_new, rho):
             break
         rho = rho_new
+    else:
+        status = "max_iter"
     labels = np.where(lab, yv, np.where(f >= 0, 1.0, -1.0))
     J = _objective(Kv, labels, lab, coef, b, C, Cu)
     return TSVMResult(coef, b, labels.astype(int), J,
-                      {"n_qp": n_qp, "n_iter": it, "time": time.perf_counter() - t0})
+                      {"n_qp": n_qp, "n_iter": it, "time": time.perf_counter() - t0},
+                      status=status)

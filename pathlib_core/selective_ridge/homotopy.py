@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 
-from ..core.linalg import border_add, border_remove
+from ..core.linalg import REFACTOR_EVERY_VERIFIED, border_add, border_remove
 from .empty_model import _empty_dual
 from .inner import _coef_from, _equilibration, _violations
 from .objectives import _best_intercept
@@ -44,30 +44,21 @@ def _homotopy_fail(N, n, steps=0):
             np.zeros(n, bool))
 
 
-# updates of the inverse between exact refactorizations: more than the engines' default
-# (REFACTOR_EVERY in core.linalg), since a refactorization here is a dense O(m^3) solve
-# against O(m^2) per update, a tiny pivot forces one anyway, and every point the homotopy
-# returns is re-solved exactly from its matrix (no drift reaches a result)
-REFRESH = 200
+# updates of the inverse between exact refactorizations: the core's constant for verified
+# engines, since every point the homotopy returns is re-solved exactly from its matrix (no
+# drift reaches a result), a tiny pivot forces a refactorization anyway, and one costs a dense
+# O(m^3) solve against O(m^2) per update
+REFRESH = REFACTOR_EVERY_VERIFIED
 
 
-def _bordered(Minv, b, d, s):
-    """``[[M, b], [b', d]]^{-1}`` from ``Minv = M^{-1}`` (:func:`border_add`) for a Schur
-    complement ``s = d - b' M^{-1} b`` of either sign; None if it is refused.
-
-    :func:`~pathlib_core.core.linalg.border_add` takes a positive Schur complement (a
-    positive definite block). The inner matrix is indefinite (its border rows have zero
-    diagonal): for a negative ``s`` the bordering is done on ``-M``, whose inverse is
-    ``-M^{-1}`` and whose Schur complement is ``-s``, and the result negated.
+def _bordered(Minv, b, d):
+    """``[[M, b], [b', d]]^{-1}`` from ``Minv = M^{-1}`` for a Schur complement
+    ``s = d - b' M^{-1} b`` of either sign (the inner matrix is indefinite: its border rows
+    have zero diagonal); None if ``s`` is 0 or not finite
+    (:func:`~pathlib_core.core.linalg.border_add` with ``signed=True``).
     """
-    if s > 0:
-        new, _ = border_add(Minv, b, d, 0.0)
-        return new if new.size else None
-    new, _ = border_add(-Minv, -b, -d, 0.0)
-    if not new.size:
-        return None
-    new *= -1.0
-    return new
+    new, _ = border_add(Minv, b, d, 0.0, True)
+    return new if new.size else None
 
 
 class _InnerInverse:
@@ -149,7 +140,7 @@ class _InnerInverse:
         m = len(u)
         # (M + sgn x x')^{-1}: the leading block of [[M, x], [x', -sgn]]^{-1}, whose Schur
         # complement is -sgn den
-        new = _bordered(self.Minv, self._padded(xi, m), -sgn, -sgn * den)
+        new = _bordered(self.Minv, self._padded(xi, m), -sgn)
         if new is None:
             return self.refresh()
         self.Minv = np.ascontiguousarray(new[:m, :m])
@@ -182,7 +173,7 @@ class _InnerInverse:
             self.K.pop()
             self.dependent = True
             return self.refresh()
-        new = _bordered(self.Minv, self._padded(xi, len(w)), 0.0, d)
+        new = _bordered(self.Minv, self._padded(xi, len(w)), 0.0)
         if new is None:
             return self.refresh()
         self.Minv = new

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.exceptions import SolverError
+from ..core.fit_result import FitResult
 from ..core.threads import single_blas_thread
 from ..core.validation import positive_int
 from .inner import _solve_inner
@@ -43,8 +44,8 @@ __all__ = ["NewtonIterationResult", "paper_newton_iteration"]
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
 
-@dataclass
-class NewtonIterationResult:
+@dataclass(repr=False)
+class NewtonIterationResult(FitResult):
     """Outcome of :func:`paper_newton_iteration`.
 
     Attributes
@@ -71,6 +72,16 @@ class NewtonIterationResult:
     stopped: bool
     n_iter: int
     info: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def status(self) -> str:
+        """``"converged"`` if the stopping rule (32) fired, else ``"max_iter"``."""
+        return "converged" if self.stopped else "max_iter"
+
+    @property
+    def fun(self) -> float:
+        """The last value of the objective history."""
+        return float(self.objective[-1])
 
 
 def _golden_section(f, n_eval):

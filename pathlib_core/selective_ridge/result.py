@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.fit_result import FitResult
+
 __all__ = ["SelectiveResult"]
 
-@dataclass
-class SelectiveResult:
+@dataclass(repr=False)
+class SelectiveResult(FitResult):
     """Solution of the selective ridge problem (11) at one ``(alpha, mu)``.
 
     Attributes
@@ -50,3 +52,8 @@ class SelectiveResult:
     gap: float
     method: str
     info: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def status(self) -> str:
+        """``"optimal"``: a fit that misses its certificate raises instead of returning."""
+        return str(self.info.get("status", "optimal"))

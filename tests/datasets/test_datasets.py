@@ -194,9 +194,9 @@ def _binary_y(n=200, pos=0.3, seed=0):
 
 def test_train_val_test_split_is_a_stratified_partition():
     X, y = datasets.load("pima")
-    s1 = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), seed=3)
-    s2 = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), seed=3)
-    s3 = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), seed=4)
+    s1 = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), random_state=3)
+    s2 = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), random_state=3)
+    s3 = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2), random_state=4)
     for a, b in zip(s1, s2, strict=True):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(s1.train, s3.train)
@@ -207,15 +207,15 @@ def test_train_val_test_split_is_a_stratified_partition():
     for part in s1:
         assert abs(np.sum(y[part] == 1) - frac * len(part)) <= 1.0 + 1e-9
     g = datasets.train_val_test_split(X, y, sizes=(0.6, 0.2, 0.2),
-                                      seed=np.random.default_rng(3))
+                                      random_state=np.random.default_rng(3))
     np.testing.assert_array_equal(g.train, s1.train)
-    counts = datasets.train_val_test_split(None, y, sizes=(500, 0, 268), seed=0)
+    counts = datasets.train_val_test_split(None, y, sizes=(500, 0, 268), random_state=0)
     assert (len(counts.train), len(counts.val), len(counts.test)) == (500, 0, 268)
 
 
 def test_split_of_continuous_target_is_stratified_on_quintiles():
     _, y = datasets.load("diabetes")
-    s = datasets.train_val_test_split(None, y, sizes=(0.5, 0.0, 0.5), seed=0)
+    s = datasets.train_val_test_split(None, y, sizes=(0.5, 0.0, 0.5), random_state=0)
     assert abs(np.median(y[s.train]) - np.median(y[s.test])) < 0.1 * np.std(y)
     edges = np.quantile(y, [0.2, 0.4, 0.6, 0.8])
     bins = np.searchsorted(edges, y, side="right")
@@ -227,23 +227,23 @@ def test_split_of_continuous_target_is_stratified_on_quintiles():
                                    (10, 10, 10), "abc"])
 def test_bad_sizes_raise(sizes):
     with pytest.raises(ValueError, match="sizes"):
-        datasets.train_val_test_split(None, _binary_y(), sizes=sizes, seed=0)
+        datasets.train_val_test_split(None, _binary_y(), sizes=sizes, random_state=0)
 
 
 @pytest.mark.parametrize("seed", [None, -1, 1.5, True, "0"])
-def test_bad_seed_raises(seed):
-    with pytest.raises(ValueError, match="seed"):
-        datasets.train_val_test_split(None, _binary_y(), sizes=(0.6, 0.2, 0.2), seed=seed)
+def test_bad_random_state_raises(seed):
+    with pytest.raises(ValueError, match="random_state"):
+        datasets.train_val_test_split(None, _binary_y(), sizes=(0.6, 0.2, 0.2), random_state=seed)
 
 
 def test_labeled_unlabeled_split_rule_and_classes():
     X, y = datasets.load("sonar")
-    tr = datasets.train_val_test_split(X, y, sizes=(0.5, 0.0, 0.5), seed=0).train
+    tr = datasets.train_val_test_split(X, y, sizes=(0.5, 0.0, 0.5), random_state=0).train
     n_lab = datasets.default_n_labeled(len(tr))
     assert n_lab == min(30, len(tr) // 10) == 10
-    a = datasets.labeled_unlabeled_split(y[tr], seed=1)
-    b = datasets.labeled_unlabeled_split(y[tr], seed=1)
-    c = datasets.labeled_unlabeled_split(y[tr], seed=2)
+    a = datasets.labeled_unlabeled_split(y[tr], random_state=1)
+    b = datasets.labeled_unlabeled_split(y[tr], random_state=1)
+    c = datasets.labeled_unlabeled_split(y[tr], random_state=2)
     np.testing.assert_array_equal(a.labeled, b.labeled)
     assert not np.array_equal(a.labeled, c.labeled)
     assert len(a.labeled) == n_lab
@@ -259,45 +259,46 @@ def test_labeled_set_always_holds_both_classes(n, pos, seed, stratify):
     y = np.where(np.random.default_rng(seed).uniform(size=n) < pos, 1.0, -1.0)
     y[0], y[-1] = 1.0, -1.0  # both classes present, possibly one point only
     n_lab = datasets.default_n_labeled(n)
-    split = datasets.labeled_unlabeled_split(y, n_labeled=n_lab, seed=seed, stratify=stratify)
+    split = datasets.labeled_unlabeled_split(y, n_labeled=n_lab, random_state=seed,
+                                             stratify=stratify)
     assert len(split.labeled) == n_lab and set(y[split.labeled]) == {-1.0, 1.0}
     assert len(np.intersect1d(split.labeled, split.unlabeled)) == 0
 
 
 def test_labeled_unlabeled_split_bad_input():
     with pytest.raises(ValueError, match="n_labeled"):
-        datasets.labeled_unlabeled_split(_binary_y(), n_labeled=1, seed=0)
+        datasets.labeled_unlabeled_split(_binary_y(), n_labeled=1, random_state=0)
     with pytest.raises(ValueError, match="n_labeled"):
-        datasets.labeled_unlabeled_split(_binary_y(), n_labeled=200, seed=0)
+        datasets.labeled_unlabeled_split(_binary_y(), n_labeled=200, random_state=0)
     with pytest.raises(ValueError, match="y must"):
-        datasets.labeled_unlabeled_split(np.ones(50), n_labeled=5, seed=0)
+        datasets.labeled_unlabeled_split(np.ones(50), n_labeled=5, random_state=0)
 
 
 def test_kfold_indices_partition_and_stratify():
     y = _binary_y(103)
-    folds = datasets.kfold_indices(y, n_splits=5, seed=0)
+    folds = datasets.kfold_indices(y, n_splits=5, random_state=0)
     tests = np.concatenate([te for _, te in folds])
     np.testing.assert_array_equal(np.sort(tests), np.arange(103))
     frac = np.mean(y == 1)
     for tr, te in folds:
         assert len(np.intersect1d(tr, te)) == 0 and len(tr) + len(te) == 103
         assert abs(np.sum(y[te] == 1) - frac * len(te)) <= 1.0 + 1e-9
-    again = datasets.kfold_indices(y, n_splits=5, seed=0)
+    again = datasets.kfold_indices(y, n_splits=5, random_state=0)
     assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again, strict=True))
     with pytest.raises(ValueError, match="n_splits"):
-        datasets.kfold_indices(y, n_splits=1, seed=0)
+        datasets.kfold_indices(y, n_splits=1, random_state=0)
 
 
 # --------------------------------------------------------------------------- noise
 @pytest.mark.parametrize("rate", [0.0, 0.1, 0.25, 0.5, 1.0])
 def test_flip_labels_binary_exact_count(rate):
     y = _binary_y(101)
-    new, mask = datasets.flip_labels(y, rate=rate, seed=7)
+    new, mask = datasets.flip_labels(y, rate=rate, random_state=7)
     k = int(np.floor(rate * 101 + 0.5))
     assert mask.sum() == k == datasets.n_noisy(rate, 101)
     np.testing.assert_array_equal(new[mask], -y[mask])
     np.testing.assert_array_equal(new[~mask], y[~mask])
-    new2, mask2 = datasets.flip_labels(y, rate=rate, seed=7)
+    new2, mask2 = datasets.flip_labels(y, rate=rate, random_state=7)
     np.testing.assert_array_equal(new, new2)
     np.testing.assert_array_equal(mask, mask2)
     assert y.sum() == _binary_y(101).sum()  # input untouched
@@ -305,36 +306,36 @@ def test_flip_labels_binary_exact_count(rate):
 
 def test_flip_labels_multiclass_goes_to_another_class():
     _, y = datasets.load("iris")
-    new, mask = datasets.flip_labels(y, rate=0.3, seed=1)
+    new, mask = datasets.flip_labels(y, rate=0.3, random_state=1)
     assert mask.sum() == 45
     assert np.all(new[mask] != y[mask]) and np.all(new[~mask] == y[~mask])
     assert set(np.unique(new)) <= {0.0, 1.0, 2.0}
-    _, mask_b = datasets.flip_labels(y, rate=0.3, seed=2)
+    _, mask_b = datasets.flip_labels(y, rate=0.3, random_state=2)
     assert not np.array_equal(mask, mask_b)
 
 
 @pytest.mark.parametrize("rate", [-0.1, 1.5, float("nan"), "0.1", None])
 def test_bad_rate_raises(rate):
     with pytest.raises(ValueError, match="rate"):
-        datasets.flip_labels(_binary_y(), rate=rate, seed=0)
+        datasets.flip_labels(_binary_y(), rate=rate, random_state=0)
     with pytest.raises(ValueError, match="rate"):
-        datasets.add_response_noise(np.arange(10.0), rate=rate, seed=0)
+        datasets.add_response_noise(np.arange(10.0), rate=rate, random_state=0)
 
 
 def test_add_response_noise():
     _, y = datasets.load("diabetes")
-    new, mask = datasets.add_response_noise(y, rate=0.2, seed=0, scale=2.0)
+    new, mask = datasets.add_response_noise(y, rate=0.2, random_state=0, scale=2.0)
     assert mask.sum() == int(np.floor(0.2 * len(y) + 0.5))
     np.testing.assert_array_equal(new[~mask], y[~mask])
     assert np.all(new[mask] != y[mask])
     resid = (new[mask] - y[mask]) / (2.0 * np.std(y))
     assert 0.6 < np.std(resid) < 1.4
-    new2, _ = datasets.add_response_noise(y, rate=0.2, seed=0, scale=2.0)
+    new2, _ = datasets.add_response_noise(y, rate=0.2, random_state=0, scale=2.0)
     np.testing.assert_array_equal(new, new2)
-    absn, _ = datasets.add_response_noise(y, rate=1.0, seed=0, scale=1e-3, relative=False)
+    absn, _ = datasets.add_response_noise(y, rate=1.0, random_state=0, scale=1e-3, relative=False)
     assert np.max(np.abs(absn - y)) < 0.01
     with pytest.raises(ValueError, match="scale"):
-        datasets.add_response_noise(y, rate=0.1, seed=0, scale=0.0)
+        datasets.add_response_noise(y, rate=0.1, random_state=0, scale=0.0)
 
 
 # --------------------------------------------------------------------------- online
@@ -465,7 +466,7 @@ def test_missing_data_extra_is_named(monkeypatch, missing):
     # what needs no pandas keeps working
     assert "pima" in datasets.list_datasets()
     split = datasets.train_val_test_split(np.zeros((10, 2)), np.repeat([-1.0, 1.0], 5),
-                                          sizes=(0.6, 0.2, 0.2), seed=0)
+                                          sizes=(0.6, 0.2, 0.2), random_state=0)
     assert len(split.train) == 6
     _core._prepared.cache_clear()
 

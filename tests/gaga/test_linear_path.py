@@ -254,7 +254,7 @@ def test_jump_whose_newton_return_lands_on_the_current_point():
     perm = np.random.default_rng(10_006).permutation(len(y))
     rest = perm[len(y) // 4:]
     fit = rest[len(rest) // 4:]
-    y_fit, _ = datasets.add_response_noise(y[fit], rate=0.3, seed=6, scale=2.0)
+    y_fit, _ = datasets.add_response_noise(y[fit], rate=0.3, random_state=6, scale=2.0)
     path = gaga.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
                         age_min=0.1, age_max=20.0)
     assert path.breakpoints[-1] == 20.0
@@ -278,7 +278,7 @@ def _chapter3_split(run):
     perm = np.random.default_rng(10_000 + run).permutation(len(y))
     rest = perm[len(y) // 4:]
     fit = rest[len(rest) // 4:]
-    return X[fit], datasets.add_response_noise(y[fit], rate=0.3, seed=run, scale=2.0)[0]
+    return X[fit], datasets.add_response_noise(y[fit], rate=0.3, random_state=run, scale=2.0)[0]
 
 
 def test_jump_whose_new_branch_needs_a_long_acs_run():
@@ -549,7 +549,7 @@ def test_a_coefficient_that_leaves_is_recorded_at_zero():
     perm = np.random.default_rng(10_000).permutation(300)
     rest = perm[75:]
     fit = rest[len(rest) // 4:]
-    y_fit = datasets.add_response_noise(y[fit], rate=0.3, seed=0, scale=2.0)[0]
+    y_fit = datasets.add_response_noise(y[fit], rate=0.3, random_state=0, scale=2.0)[0]
     path = gaga.age_path(X[fit], y_fit, model="lasso", regularizer="linear", alpha=0.01,
                         age_min=0.1, age_max=20.0)
     assert np.nanmax(path.kkt_residuals()) <= 1e-10

@@ -187,7 +187,9 @@ def test_weighted_fit_matches_cvxpy_with_zero_weights():
     X, y = _data(n=30, seed=3)
     v = np.random.default_rng(0).uniform(0, 1, size=30)
     v[:6] = 0.0
-    alpha, b = svm_weighted_fit(X, y, v, C=2.0)
+    fit = svm_weighted_fit(X, y, v, C=2.0)
+    alpha, b = fit.dual_coef, fit.intercept
+    assert fit.success and np.allclose(fit.coef, X.T @ (alpha * y))
     assert np.all(alpha[:6] == 0.0)
     K = linear_kernel(X)
     Q = (y[:, None] * K) * y[None, :]
@@ -196,6 +198,7 @@ def test_weighted_fit_matches_cvxpy_with_zero_weights():
     f = K @ (alpha * y)
     primal = 0.5 * (alpha * y) @ f + 2.0 * float(v @ np.maximum(0, 1 - y * (f + b)))
     assert abs(primal + res.objective) <= 1e-7 * (1 + abs(res.objective))
+    assert abs(fit.fun - primal) <= 1e-12 * (1 + abs(primal))
     assert np.max(np.abs(f - K @ (res.x * y))) <= 1e-5 * (1 + np.max(np.abs(f)))
 
 
@@ -363,7 +366,7 @@ def test_bad_input_helpers_and_estimator():
 def _noisy_breast_cancer(n):
     X, y = datasets.load("breast_cancer", standardize=True)
     idx = np.random.default_rng(0).permutation(len(y))[:n]
-    return X[idx][:, :10], datasets.flip_labels(y[idx], rate=0.3, seed=0)[0]
+    return X[idx][:, :10], datasets.flip_labels(y[idx], rate=0.3, random_state=0)[0]
 
 
 def test_noisy_labels_jump_onto_an_ill_conditioned_branch():
@@ -415,7 +418,7 @@ def test_many_simultaneous_violators_are_traced_not_enumerated():
     class returns all at once."""
     X, y = datasets.load("digits", standardize=True)
     idx = np.random.default_rng(0).permutation(len(y))[:100]
-    yb = datasets.flip_labels(np.where(y[idx] % 2 == 0, 1.0, -1.0), rate=0.3, seed=0)[0]
+    yb = datasets.flip_labels(np.where(y[idx] % 2 == 0, 1.0, -1.0), rate=0.3, random_state=0)[0]
     kernel = kernel_from_name("rbf", gamma=0.5 / 64)
     path = gaga.age_path(X[idx], yb, model="svm", regularizer="linear", C=1.0, kernel=kernel,
                         age_min=1.0, age_max=20.0)
