@@ -1,7 +1,8 @@
 r"""The Minimal Complexity Machine (MCM) and conformal kernel optimization.
 
 The MCM of Jayadeva (2015) learns ``f(x) = sum_j lambda_j K(x_j, x) + b`` by the linear
-program of eqs. (30)-(33) of the MCM notes (``/work/shared/papers/mcm_conformal-kernel_notes.md``)
+program of eqs. (30)-(33) of the course notes on the MCM and on conformal kernel optimization
+(Badge, Soman, Chandra and Jayadeva 2021), the text this package reproduces:
 
 .. math::
 
