@@ -93,6 +93,10 @@ def _fmt_seconds(x) -> str:
     return f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s"
 
 
+def _fmt_number(x) -> str:
+    return "" if x is None else f"{float(x):.3g}"
+
+
 def _fmt_duration(x) -> str:
     if x is None:
         return ""
@@ -124,8 +128,11 @@ def performance(reports: list[dict]) -> str:
         rows = []
         for r in rep.get("results", []):
             met = r.get("goal_met")
-            rows.append([r.get("name", ""), r.get("what", ""), _fmt_seconds(r.get("ours_s")),
-                         r.get("peer", ""), _fmt_seconds(r.get("peer_s")),
+            # a scaling row compares a fitted log-log slope with a goal slope: no time unit
+            fmt = _fmt_number if "slope" in r else _fmt_seconds
+            ours = r.get("slope", r.get("ours_s"))
+            rows.append([r.get("name", ""), r.get("what", ""), fmt(ours),
+                         r.get("peer", ""), fmt(r.get("peer_s")),
                          "" if r.get("ratio") is None else f"{float(r['ratio']):.3g}",
                          r.get("goal", ""),
                          {True: "✓ met", False: "✗ missed", None: ""}.get(met, str(met))])

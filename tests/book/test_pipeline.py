@@ -164,6 +164,11 @@ def test_generated_pages_render_claims_benchmarks_and_status():
         {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
          "goal": "<= 2x", "goal_met": True}]}])
     assert "500.0 ms" in perf and "met" in perf
+    slope = generate_pages.performance([{"suite": "s", "results": [
+        {"name": "b", "what": "log-log slope", "ours_s": 0.573, "slope": 0.573,
+         "peer": "goal slope", "peer_s": 1.2, "ratio": 0.478, "goal": "slope <= 1.2",
+         "goal_met": True}]}])
+    assert "| 0.573 |" in slope and "| 1.2 |" in slope and " ms" not in slope
     st = generate_pages.status([{"notebook": "a/b", "mode": "quick", "seed": 0,
                                  "seconds": 1.5, "date": "d", "versions": {"numpy": "2"}}])
     assert "`a/b`" in st and "1.5 s" in st
