@@ -92,7 +92,7 @@ class FitResult:
     def _has(self, key: str) -> bool:
         try:
             getattr(self, key)
-        except (AttributeError, KeyError, TypeError, ValueError):
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
             return False
         return True
 

@@ -87,3 +87,14 @@ def test_status_of_iterative_fits():
     assert full.success and full.status == "converged"
     assert full.nit > 1  # the ramp's active set changed after the first solve, so one is short
     assert capped.status == "max_iter" and not capped.success
+
+
+def test_a_derived_name_that_cannot_be_evaluated_is_left_out():
+    from pathlib_core.selective_ridge.newton import NewtonIterationResult
+
+    empty = np.array([])
+    res = NewtonIterationResult(np.zeros(2), empty, empty, empty, stopped=False, n_iter=0)
+    assert "fun" not in res and res.status == "max_iter" and not res.success
+    assert "fun" not in repr(res) and "objective" in repr(res)
+    arr = np.array([res, res])  # records stay scalars for numpy (no sequence protocol)
+    assert arr.shape == (2,) and arr.dtype == object
