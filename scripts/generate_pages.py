@@ -110,7 +110,7 @@ def _fmt_duration(x) -> str:
 
 def performance(reports: list[dict]) -> str:
     parts = ["(performance)=", "# Performance", "",
-             "Each target of the issues is measured by a script in `benchmarks/` "
+             "Each speed target is measured by a script in `benchmarks/` "
              "(`make bench`), as a ratio against a named peer timed in the same run on the same "
              "machine. Reports are stored in `benchmarks/results/` with the machine, date and "
              "commit they were measured on; this page renders them. Tests never assert "
