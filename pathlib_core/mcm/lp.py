@@ -69,8 +69,25 @@ def _pow2_inverse(v: float) -> float:
 # The linear program
 # ---------------------------------------------------------------------------------------------
 
+class _KernelExpansion:
+    """``decision_function`` of a model ``f(x) = sum_j lambda_j K(x_j, x) + b`` held as
+    ``coef`` (``lambda``) and ``intercept`` (``b``): the records of :func:`fit_mcm` and of the
+    path (:mod:`pathlib_core.mcm.path`)."""
+
+    coef: np.ndarray
+    intercept: float
+
+    def decision_function(self, K_test) -> np.ndarray:
+        """``f(x) = sum_j lambda_j K(x_j, x) + b`` for rows ``K_test[i, j] = K(x_i^test, x_j)``."""
+        K_test = as_matrix(K_test, "K_test")
+        if K_test.shape[1] != self.coef.shape[0]:
+            raise ValueError(f"K_test must have {self.coef.shape[0]} columns (one per training "
+                             f"point); got {K_test.shape[1]}")
+        return K_test @ self.coef + self.intercept
+
+
 @dataclass(repr=False)
-class MCMResult(FitResult):
+class MCMResult(_KernelExpansion, FitResult):
     """Solution of the kernel MCM linear program (eqs. (30)-(33), optionally with ``l1``).
 
     Attributes
@@ -129,14 +146,6 @@ class MCMResult(FitResult):
     polish: float = 0.0
     rank: int = 0
     lp: dict = field(repr=False, default_factory=dict)
-
-    def decision_function(self, K_test) -> np.ndarray:
-        """``f(x) = sum_j lambda_j K(x_j, x) + b`` for rows ``K_test[i, j] = K(x_i^test, x_j)``."""
-        K_test = as_matrix(K_test, "K_test")
-        if K_test.shape[1] != self.coef.shape[0]:
-            raise ValueError(f"K_test must have {self.coef.shape[0]} columns (one per training "
-                             f"point); got {K_test.shape[1]}")
-        return K_test @ self.coef + self.intercept
 
     @property
     def n_support(self) -> int:
