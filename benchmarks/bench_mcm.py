@@ -9,7 +9,12 @@ with gamma = 1/d), at n in {200, 500, 1000} (``--quick``: {200, 500}):
   timed, with the method ``"highs"`` picks reported by its timing;
 * the l1 variant (``l1 = 0.01``) vs ``SVC``;
 * the conformal MCM's extra cost: ``ConformalMCMClassifier(l1=0.01)`` fit vs
-  ``MCMClassifier(l1=0.01)`` fit (both from raw features, including kernel evaluation).
+  ``MCMClassifier(l1=0.01)`` fit (both from raw features, including kernel evaluation);
+* the exact path over ``C`` in [0.01, 100] (``mcm_path``, l1 = 0.01) at n in {100, 200, 300}
+  (``--quick``: {100}): against one fit at the largest ``C`` (goal: at most 3x), against a
+  30-point log grid of fits over the same range, and model selection on the path
+  (``mcm_path_cv``, 5 folds) against ``GridSearchCV(SVC)`` over the same 30 values of ``C``,
+  the peer a user would pick instead.
 
 Run: ``python benchmarks/bench_mcm.py --out benchmarks/results/mcm.json [--quick]``.
 """
@@ -21,6 +26,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,6 +35,10 @@ from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 from pathlib_core import datasets  # noqa: E402
 from pathlib_core.core.kernels import rbf_kernel  # noqa: E402
 from pathlib_core.mcm import ConformalMCMClassifier, MCMClassifier, fit_mcm  # noqa: E402
+from pathlib_core.mcm.path import mcm_path, mcm_path_cv  # noqa: E402
+
+#: the range of C of the path rows, and the l1 weight
+C_RANGE, PATH_L1 = (0.01, 100.0), 0.01
 
 
 def _subset(n: int, seed: int = 0):
@@ -72,6 +82,39 @@ def bench_size(n: int, repeat: int) -> list[dict]:
     return rows
 
 
+def bench_path(n: int, repeat: int) -> list[dict]:
+    X, y = _subset(n)
+    K = rbf_kernel(X, gamma=1.0 / X.shape[1])
+    lo, hi = C_RANGE
+    t_path, path = best_time(lambda: mcm_path(K, y, C_min=lo, C_max=hi, l1=PATH_L1),
+                             repeat=repeat)
+    t_fit, fit = best_time(lambda: fit_mcm(K, y, C=hi, l1=PATH_L1), repeat=repeat)
+    grid = np.geomspace(lo, hi, 30)
+    t_grid, _ = best_time(lambda: [fit_mcm(K, y, C=C, l1=PATH_L1) for C in grid], repeat=1)
+    nb = len(path)
+    stats = dict(n=n, n_breakpoints=nb, per_breakpoint_ms=1e3 * t_path / nb,
+                 simplex_iterations=path.info["simplex_iterations"],
+                 n_solves=path.info["n_solves"], max_kkt=float(path.kkt_residuals().max()),
+                 fit_n_iter=fit.n_iter)
+    rows = [ratio_row(f"mcm_path_vs_fit_n{n}", "mcm_path over [0.01, 100] vs one fit at C = 100",
+                      t_path, "fit_mcm(C=100)", t_fit, goal="<= 3x one fit", goal_ratio=3.0,
+                      **stats),
+            ratio_row(f"mcm_path_vs_grid30_n{n}", "mcm_path vs 30 fits on a log grid",
+                      t_path, "30 x fit_mcm", t_grid, n=n, n_breakpoints=nb)]
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    t_cv, cv = best_time(lambda: mcm_path_cv(K, y, folds, C_min=lo, C_max=hi, l1=PATH_L1),
+                         repeat=1)
+    gs = GridSearchCV(SVC(kernel="precomputed"), {"C": grid}, cv=folds)
+    t_gs, _ = best_time(lambda: gs.fit(K, y), repeat=repeat)
+    rows.append(ratio_row(f"mcm_path_cv_vs_svc_grid_n{n}",
+                          "model selection: mcm_path_cv (5 folds, exact over the continuum) "
+                          "vs GridSearchCV(SVC) over 30 values of C", t_cv,
+                          "GridSearchCV(SVC)", t_gs, n=n, C=cv.C, cv_error=cv.best_error,
+                          svc_C=float(gs.best_params_["C"]), svc_cv_error=1 - gs.best_score_,
+                          fold_breakpoints=cv.n_breakpoints.tolist()))
+    return rows
+
+
 def main() -> None:
     args = parse_args(__doc__.splitlines()[0])
     repeat = 1 if args.quick else 3
@@ -81,12 +124,16 @@ def main() -> None:
         warnings.simplefilter("ignore")
         for n in sizes:
             results += bench_size(n, repeat)
+        for n in ([100] if args.quick else [100, 200, 300]):
+            results += bench_path(n, repeat)
     write_report(args.out, suite="mcm", title="Minimal Complexity Machine: HiGHS LP vs SVC",
                  results=results,
                  notes=("Best of several runs on stratified subsets of german (standardized, "
                         "Gaussian kernel gamma = 1/d, C = 1). The MCM rows include the "
                         "eigendecomposition of the range form (l1 = 0). The conformal row "
-                        "includes the base MCM, the eigenproblem and the final MCM."))
+                        "includes the base MCM, the eigenproblem and the final MCM. The path rows: "
+                        "l1 = 0.01, C in [0.01, 100]; the grid of fits is cold (each fit "
+                        "from scratch), as the chapter's grid search is."))
 
 
 if __name__ == "__main__":
