@@ -170,6 +170,7 @@ class _ParametricHighs:
         self.cols = np.arange(M.shape[1], dtype=np.int32)
         self.n_iter = 0
         self.n_solves = 0
+        self.n_restarts = 0
         self.bounded = np.isfinite(form["col_lo"])
         # inequality rows (the equalities' multipliers have no sign)
         self.ineq_rows = ~np.isfinite(form["row_lo"])
@@ -181,7 +182,14 @@ class _ParametricHighs:
         H.run()
         self.n_solves += 1
         status = H.getModelStatus()
-        if status != self.highspy.HighsModelStatus.kOptimal:
+        optimal = self.highspy.HighsModelStatus.kOptimal
+        if status != optimal:
+            # a warm start can stall on a near-degenerate basis ("unknown"): solve from scratch
+            self.n_restarts += 1
+            H.clearSolver()
+            H.run()
+            status = H.getModelStatus()
+        if status != optimal:
             raise SolverError(f"HiGHS did not solve the MCM LP at C = {C:.17g} ({status}); the "
                               f"LP is feasible and bounded, so this is a numerical failure")
         self.n_iter += int(H.getInfo().simplex_iteration_count)
@@ -297,7 +305,8 @@ def mcm_path(K, y, *, C_min: float = 1e-3, C_max: float = 1e3, l1: float = 0.0,
         slackness of eqs. (30)-(33), relative to their terms). Events: ``"enter"`` /
         ``"leave"`` of ``lambda``'s support, ``"slack"`` (the set ``q > 0`` changes) and
         ``"pivot"`` (another change of basis). ``info``: ``n_breakpoints``, ``n_solves``
-        (HiGHS runs), ``simplex_iterations``, ``time``, ``max_gap`` (largest relative
+        (HiGHS runs), ``n_restarts`` (runs repeated from scratch after a warm start did not
+        report an optimum), ``simplex_iterations``, ``time``, ``max_gap`` (largest relative
         distance between the end of a piece and the start of the next basis's interval as
         the ratio test computes it in floating point; a probe closer to the joint returned
         the previous basis, so the pieces are joined there, and the certificate at the joint
@@ -446,6 +455,7 @@ def mcm_path(K, y, *, C_min: float = 1e-3, C_max: float = 1e3, l1: float = 0.0,
                             relative=True).max
 
     info = dict(n_breakpoints=len(pieces) + 1, n_solves=engine.n_solves,
+                n_restarts=engine.n_restarts,
                 simplex_iterations=engine.n_iter, time=time.perf_counter() - t0,
                 max_gap=max_gap, rank=rank, l1=l1)
     return SolutionPath("C", segments, events, residual=residual, direction=1, info=info)
