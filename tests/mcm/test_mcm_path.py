@@ -168,3 +168,23 @@ def test_bad_data_and_folds():
         mcm_path_cv(K, y, one_class)
     with pytest.raises(ValueError, match="folds must hold"):
         mcm_path_cv(K, y, [])
+
+
+def test_german_fold_where_a_warm_start_stalls():
+    # a training fold of a german subset (n = 300) on which HiGHS's warm start once reported
+    # "unknown" at C = 0.95 (HiGHS 1.15): the path must complete, solving that step again from
+    # scratch, with its certificate everywhere
+    from pathlib_core import datasets
+
+    X, y = datasets.load("german", standardize=True)
+    rng = np.random.default_rng(0)
+    idx = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c),
+                                             size=round(300 * np.mean(y == c)), replace=False)
+                                  for c in (-1.0, 1.0)]))
+    X, y = X[idx], y[idx]
+    tr, _ = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))[2]
+    K = rbf_kernel(X[tr], gamma=1.0 / X.shape[1])
+    path = mcm_path(K, y[tr], C_min=0.01, C_max=100, l1=0.01)
+    assert path.param_range == (0.01, 100.0)
+    assert path.kkt_residuals().max() <= CERT
+    _check_against_fits(path, K, y[tr], 0.01, _random_C(np.random.default_rng(3), 0.01, 100, 3))
