@@ -521,8 +521,7 @@ class PathCVResult(FitResult):
         Breakpoints of each fold's path.
 
     As every fit's record (:class:`~pathlib_core.core.fit_result.FitResult`), it also has
-    ``status`` (``"optimal"``: the minimum over the continuum is exact), ``success`` and
-    ``fun`` (the smallest mean validation error).
+    ``status`` (``"optimal"``: the minimum over the continuum is exact) and ``success``.
     """
 
     breakpoints: np.ndarray
@@ -532,16 +531,8 @@ class PathCVResult(FitResult):
     C: float
     best_error: float
     n_breakpoints: np.ndarray
-
-    @property
-    def status(self) -> str:
-        """``"optimal"``: the step function is minimized exactly over ``[C_min, C_max]``."""
-        return "optimal"
-
-    @property
-    def fun(self) -> float:
-        """The smallest mean validation error (``best_error``)."""
-        return float(self.best_error)
+    #: the step function is minimized exactly over ``[C_min, C_max]``
+    status: str = "optimal"
 
 
 def _validation_steps(path: SolutionPath, K_val, y_val):

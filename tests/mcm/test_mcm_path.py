@@ -216,3 +216,11 @@ def test_known_limitation_hidden_basis_certificate():
     K, y = _registry_kernel("mammographic")
     path = mcm_path(K, y, C_min=0.01, C_max=100, l1=0.01)
     assert path.kkt_residuals().max() <= CERT
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known limitation: on rounded (tied) points one draw of the property above gives a path "
+    "objective 1.4e-9 relative away from an independent HiGHS fit at a random C, above the "
+    "1e-9 of the oracle check; which of the two HiGHS solutions is nearer the optimum is open"))
+def test_known_limitation_tied_points_oracle_gap():
+    test_property_degenerate_data.hypothesis.inner_test(seed=1293, kind="tie", l1=0.1)
