@@ -540,7 +540,7 @@ def _validation_steps(path: SolutionPath, K_val, y_val):
     bps = path.breakpoints
     errs = np.empty(bps.size - 1)
     for k, seg in enumerate(path.segments):
-        f = K_val @ seg.rec_lo.coef + seg.rec_lo.intercept
+        f = seg.rec_lo.decision_function(K_val)
         errs[k] = float(np.mean(np.where(f >= 0, 1, -1) != y_val))
     return bps, errs
 

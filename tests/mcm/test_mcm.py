@@ -18,6 +18,25 @@ def _data(seed, n=24, d=3, shift=0.6):
     return X, y
 
 
+#: the degenerate designs of the property tests (see :func:`_degenerate`)
+DEGENERATE_KINDS = ("dup", "collinear", "psd", "tie")
+
+
+def _degenerate(seed, kind):
+    """A small degenerate problem ``(K, y)``: duplicated points with some opposite labels,
+    collinear features, a semi-definite linear kernel, or rounded (tied) coordinates."""
+    X, y = _data(seed, n=16, d=3, shift=0.4)
+    if kind == "dup":
+        X[8:12] = X[:4]
+        y[8:10] = -y[:2]
+    elif kind == "collinear":
+        X[:, 2] = 2 * X[:, 0] - X[:, 1]
+    elif kind == "tie":
+        X = np.round(X)
+    K = linear_kernel(X) if kind in ("psd", "collinear") else rbf_kernel(X, gamma=0.7)
+    return K, y
+
+
 def _oracle(K, y, C, l1=0.0):
     """Optimal value of the LP (30)-(33), by Clarabel through cvxpy.
 
@@ -126,26 +145,16 @@ def test_decision_uses_coefficients_of_training_points():
 
 
 @settings(deadline=None, max_examples=20)
-@given(seed=st.integers(0, 10_000), kind=st.sampled_from(["dup", "collinear", "psd", "tie"]),
+@given(seed=st.integers(0, 10_000), kind=st.sampled_from(DEGENERATE_KINDS),
        C=st.floats(0.01, 100), l1=st.sampled_from([0.0, 0.1]))
 def test_degenerate_data_feasible_and_optimal(seed, kind, C, l1):
-    rng = np.random.default_rng(seed)
-    X, y = _data(seed, n=16, d=3, shift=0.4)
-    if kind == "dup":  # duplicated points, some with opposite labels
-        X[8:12] = X[:4]
-        y[8:10] = -y[:2]
-    elif kind == "collinear":
-        X[:, 2] = 2 * X[:, 0] - X[:, 1]
-    elif kind == "tie":
-        X = np.round(X)
-    K = linear_kernel(X) if kind in ("psd", "collinear") else rbf_kernel(X, gamma=0.7)
+    K, y = _degenerate(seed, kind)
     r = fit_mcm(K, y, C=C, l1=l1)
     assert _feasibility(r, K, y) <= 1e-9
     # multipliers of q >= 0 are of size C: the complementarity residual scales with C
     assert r.kkt.max <= 1e-8 * max(1.0, C)
     ref = _oracle(K, y, C, l1)
     assert abs(r.objective - ref) <= 1e-7 * max(1.0, abs(ref)) + 1e-9 * C
-    del rng
 
 
 def test_solution_is_feasible_for_the_lp_as_written():
