@@ -14,7 +14,12 @@ with gamma = 1/d), at n in {200, 500, 1000} (``--quick``: {200, 500}):
   (``--quick``: {100}): against one fit at the largest ``C`` (goal: at most 3x), against a
   30-point log grid of fits over the same range, and model selection on the path
   (``mcm_path_cv``, 5 folds) against ``GridSearchCV(SVC)`` over the same 30 values of ``C``,
-  the peer a user would pick instead.
+  the peer a user would pick instead;
+* the chapter's nested cross-validation protocol (``pathlib_core.mcm.protocol``, 5 inner
+  folds) on one outer fold of ``hepatitis`` and ``heart`` (``--quick``: ``hepatitis``), all
+  five classifiers: the protocol as it runs (the plain MCM's ``C`` chosen on exact paths, the
+  conformal step only at the base model's choice with ``D`` searched) against the former
+  protocol, an inner grid search over every classifier's whole grid (one run of each).
 
 Run: ``python benchmarks/bench_mcm.py --out benchmarks/results/mcm.json [--quick]``.
 """
@@ -34,7 +39,12 @@ from _common import best_time, parse_args, ratio_row, write_report  # noqa: E402
 
 from pathlib_core import datasets  # noqa: E402
 from pathlib_core.core.kernels import rbf_kernel  # noqa: E402
-from pathlib_core.mcm import ConformalMCMClassifier, MCMClassifier, fit_mcm  # noqa: E402
+from pathlib_core.mcm import (  # noqa: E402
+    ConformalMCMClassifier,
+    MCMClassifier,
+    fit_mcm,
+    protocol,  # noqa: E402
+)
 from pathlib_core.mcm.path import mcm_path, mcm_path_cv  # noqa: E402
 
 #: the range of C of the path rows, and the l1 weight
@@ -115,6 +125,35 @@ def bench_path(n: int, repeat: int) -> list[dict]:
     return rows
 
 
+def bench_protocol(name: str) -> list[dict]:
+    """One outer fold of the chapter's full-mode protocol: as it runs vs all-grid."""
+    import time
+
+    data = protocol.load_datasets([name], n_max=None, random_state=0)
+    X, y, _ = data[name]
+    tr, _ = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    t0 = time.perf_counter()
+    rows = [r for f in protocol.FAMILIES for r in protocol.fit_family(
+        data, name, 0, f, outer=5, inner=5, folds_seed=0)]
+    t_new = time.perf_counter() - t0
+    per_new = {r["method"]: r["t"] for r in rows}
+    per_old = {}
+    for m in protocol.METHODS:
+        est, grid = protocol.make_method(m, X.shape[1])
+        gs = GridSearchCV(est, grid, cv=StratifiedKFold(5, shuffle=True, random_state=0))
+        t0 = time.perf_counter()
+        gs.fit(X[tr], y[tr])
+        per_old[m] = time.perf_counter() - t0
+    sel = next(r["selection"] for r in rows if r["method"] == "MCM")
+    return [ratio_row(f"mcm_protocol_fold_{name}",
+                      f"one outer fold of the nested-CV protocol on {name} (5 classifiers, "
+                      "5 inner folds): path selection and conformal step at the base choice",
+                      t_new, "inner grid search over every classifier's grid",
+                      sum(per_old.values()), n=int(tr.size), per_method_s=per_new,
+                      per_method_peer_s=per_old, mcm_selection=sel["how"],
+                      mcm_path_breakpoints=sel["n_breakpoints"])]
+
+
 def main() -> None:
     args = parse_args(__doc__.splitlines()[0])
     repeat = 1 if args.quick else 3
@@ -126,6 +165,8 @@ def main() -> None:
             results += bench_size(n, repeat)
         for n in ([100] if args.quick else [100, 200, 300]):
             results += bench_path(n, repeat)
+        for name in (["hepatitis"] if args.quick else ["hepatitis", "heart"]):
+            results += bench_protocol(name)
     write_report(args.out, suite="mcm", title="Minimal Complexity Machine: HiGHS LP vs SVC",
                  results=results,
                  notes=("Best of several runs on stratified subsets of german (standardized, "

@@ -328,7 +328,10 @@ def mcm_path(K, y, *, C_min: float = 1e-3, C_max: float = 1e3, l1: float = 0.0,
     - Rarely (1 to 2 of 16 data sets with ``l1 = 0.01``), two consecutive bases do not meet:
       HiGHS's tolerance hides the basis between them. The pieces are joined and the
       certificate at that breakpoint shows the gap (1e-7 to 1e-2); check
-      ``kkt_residuals()``.
+      ``kkt_residuals()``. ``info["max_gap"]`` also measures a first basis whose interval
+      starts above ``C_min``.
+    - On tied or duplicated points a piece's vertex can be 1e-9 (relative) above the optimum
+      that an independent fit and Clarabel agree on, below what the certificate resolves.
 
     Raises
     ------
@@ -519,6 +522,10 @@ class PathCVResult(FitResult):
     best_error : float
     n_breakpoints : ndarray of int
         Breakpoints of each fold's path.
+    max_gap : float
+        The largest ``info["max_gap"]`` of the folds' paths (:func:`mcm_path`): 0 when
+        consecutive bases meet exactly on every path; a larger value means a joint whose
+        certificate should be read before the chosen ``C`` is trusted.
 
     As every fit's record (:class:`~pathlib_core.core.fit_result.FitResult`), it also has
     ``status`` (``"optimal"``: the minimum over the continuum is exact) and ``success``.
@@ -531,6 +538,7 @@ class PathCVResult(FitResult):
     C: float
     best_error: float
     n_breakpoints: np.ndarray
+    max_gap: float
     #: the step function is minimized exactly over ``[C_min, C_max]``
     status: str = "optimal"
 
@@ -546,7 +554,7 @@ def _validation_steps(path: SolutionPath, K_val, y_val):
 
 
 def mcm_path_cv(K, y, folds, *, C_min: float = 1e-3, C_max: float = 1e3, l1: float = 0.0,
-                rank_tol: float = 1e-10) -> PathCVResult:
+                rank_tol: float = 1e-10, max_breakpoints: int = 100_000) -> PathCVResult:
     """Choose ``C`` over the continuum ``[C_min, C_max]`` by cross-validation on exact paths.
 
     Each fold's validation error is constant between the breakpoints of its training path
@@ -561,8 +569,8 @@ def mcm_path_cv(K, y, folds, *, C_min: float = 1e-3, C_max: float = 1e3, l1: flo
         Labels in {-1, +1}.
     folds : iterable of (train_idx, val_idx)
         E.g. ``StratifiedKFold(...).split(X, y)``. Each training part must hold both classes.
-    C_min, C_max, l1, rank_tol
-        As in :func:`mcm_path`.
+    C_min, C_max, l1, rank_tol, max_breakpoints
+        As in :func:`mcm_path` (each fold's path).
 
     Returns
     -------
@@ -570,14 +578,15 @@ def mcm_path_cv(K, y, folds, *, C_min: float = 1e-3, C_max: float = 1e3, l1: flo
     """
     K = as_kernel(K, "K")
     y = as_binary_labels(y, "y", length=K.shape[0])
-    steps = []
+    steps, gaps = [], []
     for k, (tr, va) in enumerate(folds):
         tr, va = np.asarray(tr), np.asarray(va)
         if np.unique(y[tr]).size < 2:
             raise ValueError(f"folds: training part {k} holds only one class")
         path = mcm_path(K[np.ix_(tr, tr)], y[tr], C_min=C_min, C_max=C_max, l1=l1,
-                        rank_tol=rank_tol)
+                        rank_tol=rank_tol, max_breakpoints=max_breakpoints)
         steps.append(_validation_steps(path, K[np.ix_(va, tr)], y[va]))
+        gaps.append(float(path.info["max_gap"]))
     if not steps:
         raise ValueError("folds must hold at least one (train, validation) split")
     grid = np.unique(np.concatenate([b for b, _ in steps]))
@@ -592,4 +601,4 @@ def mcm_path_cv(K, y, folds, *, C_min: float = 1e-3, C_max: float = 1e3, l1: flo
     return PathCVResult(breakpoints=grid, error=error, fold_error=fold_error,
                         best_interval=interval, C=float(np.sqrt(interval[0] * interval[1])),
                         best_error=float(error[best]),
-                        n_breakpoints=np.array([b.size for b, _ in steps]))
+                        n_breakpoints=np.array([b.size for b, _ in steps]), max_gap=max(gaps))

@@ -14,10 +14,13 @@ The pieces:
 - :func:`load_binary` and :func:`load_datasets`: the data sets as the chapter uses them
   (class pairs, one-vs-rest, seeded stratified subsamples);
 - :func:`make_method` and :func:`final_estimator`: the classifiers and their grids;
-- :func:`fit_fold` and :func:`run_protocol`: one (data set, outer fold, method) task, and all
-  of them through :func:`pathlib_core.experiments.runner.run_grid` (worker processes and a
-  checkpoint folder, so that a long run resumes where it stopped);
-- :func:`summarize`, :func:`interpolation_counts`, :func:`wins`: the tables' numbers;
+- :func:`select_mcm_by_path`: the plain MCM's ``C`` chosen on exact paths;
+- :func:`fit_family` and :func:`run_protocol`: one (data set, outer fold, family) task (a base
+  classifier and the conformal model that reuses its selection), and all of them through
+  :func:`pathlib_core.experiments.runner.run_grid` (worker processes and a checkpoint folder,
+  so that a long run resumes where it stopped);
+- :func:`summarize`, :func:`interpolation_counts`, :func:`path_selection_counts`, :func:`wins`:
+  the tables' numbers;
 - :func:`learning_curves` and :func:`gain_shrink`: the learning-curve experiment and its
   verdict rule.
 """
@@ -40,7 +43,9 @@ from .estimators import ConformalMCMClassifier, ConformalSVMClassifier, MCMClass
 __all__ = [
     "PAIRS", "ONE_VS_REST", "ALL_DATASETS", "METHODS", "LEARNING_CURVE_PAIRS", "L1",
     "protocol_settings", "learning_curve_settings", "load_binary", "load_datasets",
-    "make_method", "final_estimator", "fit_fold", "run_protocol", "summarize",
+    "make_method", "final_estimator", "FAMILIES", "D_GRID", "PATH_C", "PATH_GAP_TOL",
+    "PATH_MAX_BREAKPOINTS",
+    "select_mcm_by_path", "fit_family", "run_protocol", "path_selection_counts", "summarize",
     "interpolation_counts", "wins", "nested_prefix", "learning_curves", "gain_shrink",
 ]
 
@@ -175,51 +180,194 @@ def final_estimator(est):
     return est.steps[-1][1] if hasattr(est, "steps") else est
 
 
-def fit_fold(data: dict, name: str, fold: int, method: str, *, outer: int, inner: int,
-             folds_seed: int) -> dict:
-    """One outer fold of one method: (inner grid search and) fit on the training part, one
-    evaluation on the test part.
+#: the classifiers fitted in one task: a conformal model reuses the hyperparameters chosen for
+#: its base model on the same training fold
+FAMILIES = {"SVM": ("SVM", "CSVM"), "MCM": ("MCM",), "MCM-l1": ("MCM-l1", "CMCM")}
+#: the conformal step's own parameter, searched (full mode) at the base model's choice
+D_GRID = (1e-3, 1e-1)
+#: the range of C over which the plain MCM's path is followed (that of its former grid)
+PATH_C = (0.1, 100.0)
+#: a path whose consecutive bases are further apart than this (relative, ``max_gap`` of
+#: :func:`~pathlib_core.mcm.path.mcm_path_cv`) is not trusted: that width falls back to the grid
+PATH_GAP_TOL = 1e-8
+#: a fold's path with more pieces than this stops and its width falls back to the grid (the
+#: plain LP's path has one piece on a full-rank kernel; many pieces come with a numerically
+#: low-rank one, where the path is slow and the fallback cheaper)
+PATH_MAX_BREAKPOINTS = 500
 
-    The folds are ``StratifiedKFold(outer, shuffle=True, random_state=folds_seed)``, the same
-    for every method. Returns the test accuracy ``acc``, the number of support vectors
-    ``nsv``, the training size ``ntr``, the fit time ``t``, the warnings raised by the fit
-    (``"<method>: <category>"``) and, for the plain MCM, the fitted ``h`` and the largest
-    slack ``qmax``.
-    """
-    X, y, _ = data[name]
-    tr, te = list(StratifiedKFold(outer, shuffle=True, random_state=folds_seed).split(X, y))[fold]
-    est, grid = make_method(method, X.shape[1])
-    if inner:
-        est = GridSearchCV(est, grid, cv=StratifiedKFold(inner, shuffle=True,
-                                                         random_state=folds_seed), n_jobs=1)
-    t0 = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        est.fit(X[tr], y[tr])
-    t = time.perf_counter() - t0
+
+def _score(est, method: str, X, y, tr, te, t: float, caught) -> dict:
+    """The row of one fitted classifier: test accuracy, support vectors, fit time, warnings
+    (and ``h``, largest slack for the plain MCM)."""
     f = final_estimator(est)
-    out = dict(acc=float(np.mean(est.predict(X[te]) == y[te])), nsv=int(len(f.support_)),
-               ntr=len(tr), t=t,
+    out = dict(method=method, acc=float(np.mean(est.predict(X[te]) == y[te])),
+               nsv=int(len(f.support_)), ntr=len(tr), t=t,
                warnings=[f"{method}: {type(w.message).__name__}" for w in caught])
     if method == "MCM":
         out.update(h=float(f.h_), qmax=float(f.result_.slack.max()))
     return out
 
 
+def _timed_fit(est, X, y):
+    """Fit ``est`` recording its warnings; returns ``(seconds, warnings)``."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    return time.perf_counter() - t0, caught
+
+
+def select_mcm_by_path(X, y, widths, *, inner: int, seed: int) -> dict:
+    """Choose the plain MCM's ``(C, gamma)`` by inner cross-validation on exact paths in ``C``.
+
+    For each Gaussian width the inner folds' paths over ``C`` in :data:`PATH_C`
+    (:func:`~pathlib_core.mcm.path.mcm_path_cv`) give the cross-validation error as a step
+    function of ``C``, minimized over the continuum. A width whose path fails (HiGHS on a
+    numerically low-rank kernel), needs more than :data:`PATH_MAX_BREAKPOINTS` pieces on a
+    fold, or whose bases do not meet within :data:`PATH_GAP_TOL` falls back to
+    cross-validated fits on the C grid of :func:`make_method`. The features are
+    standardized with the training fold's statistics (the later fit standardizes the same way).
+
+    Returns
+    -------
+    dict
+        ``C``, ``gamma``, ``error`` (the inner cross-validation error), ``how`` (``"path"``
+        or ``"grid"``), ``interval`` (the best interval of ``C`` for a path, else None),
+        ``n_breakpoints`` (summed over the folds' paths of the chosen width, 0 for the grid)
+        and ``fallbacks`` (widths that used the grid).
+    """
+    from sklearn.model_selection import cross_val_score
+
+    from ..core.exceptions import SolverError
+    from ..core.kernels import rbf_kernel
+    from .path import mcm_path_cv
+
+    Z = StandardScaler().fit_transform(X)
+    folds = list(StratifiedKFold(inner, shuffle=True, random_state=seed).split(Z, y))
+    _, grid = make_method("MCM", X.shape[1])
+    best, fallbacks = None, 0
+    for g in widths:
+        try:
+            cv = mcm_path_cv(rbf_kernel(Z, gamma=g), y, folds, C_min=PATH_C[0],
+                             C_max=PATH_C[1], max_breakpoints=PATH_MAX_BREAKPOINTS)
+            trusted = cv.max_gap <= PATH_GAP_TOL
+        except SolverError:
+            trusted = False
+        if trusted:
+            cand = dict(C=cv.C, gamma=g, error=cv.best_error, how="path",
+                        interval=list(cv.best_interval),
+                        n_breakpoints=int(cv.n_breakpoints.sum()))
+        else:
+            fallbacks += 1
+            # a fit that fails (SolverError) scores nan, ranked last as GridSearchCV does
+            errs = np.array([1.0 - float(np.mean(cross_val_score(
+                MCMClassifier(C=C, gamma=g), Z, y, cv=folds, error_score=np.nan)))
+                for C in grid["mcmclassifier__C"]])
+            errs = np.where(np.isnan(errs), np.inf, errs)
+            k = int(np.argmin(errs))
+            cand = dict(C=float(grid["mcmclassifier__C"][k]), gamma=g, error=float(errs[k]),
+                        how="grid", interval=None, n_breakpoints=0)
+        if best is None or cand["error"] < best["error"]:
+            best = cand
+    return dict(best, fallbacks=fallbacks)
+
+
+def _conformal_at(method: str, params: dict, X, y, cv):
+    """A conformal model at its base model's chosen ``params``, with ``D`` searched over
+    :data:`D_GRID` on the same inner folds."""
+    est = (ConformalMCMClassifier if method == "CMCM" else ConformalSVMClassifier)(**params)
+    return GridSearchCV(est, {"D": list(D_GRID)}, cv=cv, n_jobs=1)
+
+
+def fit_family(data: dict, name: str, fold: int, family: str, *, outer: int, inner: int,
+               folds_seed: int, methods=METHODS) -> list[dict]:
+    """One outer fold of one family of :data:`FAMILIES`: model selection (full mode) and fit on
+    the training part, one evaluation per classifier on the test part.
+
+    The folds are ``StratifiedKFold(outer, shuffle=True, random_state=folds_seed)``, the same
+    for every method; the inner folds ``StratifiedKFold(inner, shuffle=True,
+    random_state=folds_seed)`` of the training part.
+
+    Model selection with ``inner > 0``:
+
+    - SVM and MCM-l1: grid search over :func:`make_method`'s grid;
+    - MCM: ``C`` chosen exactly over :data:`PATH_C` on the paths (:func:`select_mcm_by_path`),
+      per Gaussian width;
+    - CSVM and CMCM: the conformal step runs only at the hyperparameters chosen for the base
+      model (SVM's ``C`` and width with ``l1 =`` :data:`L1`; MCM-l1's ``C``, ``l1`` and width),
+      and searches only ``D`` over :data:`D_GRID`. Their fit time ``t`` counts that search
+      and the final fit, not the base model's selection they reuse.
+
+    With ``inner == 0`` every classifier is fitted with its fixed quick-mode hyperparameters.
+    Only the members of ``methods`` are fitted, except that a conformal model's base model is
+    always selected (its row is then not returned).
+
+    Returns
+    -------
+    list of dict
+        One row per classifier: ``method``, test accuracy ``acc``, support vectors ``nsv``,
+        training size ``ntr``, fit time ``t``, the warnings raised by the fit
+        (``"<method>: <category>"``), ``params`` (the chosen hyperparameters, full mode) and,
+        for the plain MCM, the fitted ``h``, the largest slack ``qmax`` and ``selection``
+        (:func:`select_mcm_by_path`'s record, full mode).
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {list(FAMILIES)}; got {family!r}")
+    X, y, _ = data[name]
+    tr, te = list(StratifiedKFold(outer, shuffle=True, random_state=folds_seed).split(X, y))[fold]
+    d = X.shape[1]
+    rows = []
+    if not inner:
+        for m in (m for m in FAMILIES[family] if m in methods):
+            est, _ = make_method(m, d)
+            t, caught = _timed_fit(est, X[tr], y[tr])
+            rows.append(_score(est, m, X, y, tr, te, t, caught))
+        return rows
+    cv = StratifiedKFold(inner, shuffle=True, random_state=folds_seed)
+    if family == "MCM":
+        t0 = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sel = select_mcm_by_path(X[tr], y[tr], make_method("MCM", d)[1]["mcmclassifier__gamma"],
+                                     inner=inner, seed=folds_seed)
+            est = make_pipeline(StandardScaler(), MCMClassifier(C=sel["C"], gamma=sel["gamma"]))
+            est.fit(X[tr], y[tr])
+        row = _score(est, "MCM", X, y, tr, te, time.perf_counter() - t0, caught)
+        row.update(params=dict(C=sel["C"], gamma=sel["gamma"]), selection=sel)
+        return [row]
+    base, conformal = FAMILIES[family]
+    est, grid = make_method(base, d)
+    est = GridSearchCV(est, grid, cv=cv, n_jobs=1)
+    t, caught = _timed_fit(est, X[tr], y[tr])
+    chosen = {k.split("__")[-1]: v for k, v in est.best_params_.items()}
+    if base in methods:
+        rows.append(dict(_score(est, base, X, y, tr, te, t, caught), params=chosen))
+    if conformal not in methods:
+        return rows
+    params = dict(chosen, l1=chosen.get("l1", L1))
+    est = _conformal_at(conformal, params, X, y, cv)
+    t, caught = _timed_fit(est, X[tr], y[tr])
+    rows.append(dict(_score(est, conformal, X, y, tr, te, t, caught),
+                     params=dict(params, D=est.best_params_["D"])))
+    return rows
+
+
 def run_protocol(data: dict, *, outer: int, inner: int, seed: int, methods=METHODS,
                  n_jobs: int = 1, checkpoint=None, context: dict | None = None) -> list[dict]:
-    """Every (data set, outer fold, method) task of the protocol, as rows.
+    """Every (data set, outer fold, family) task of the protocol, as rows of its classifiers.
 
     Parameters
     ----------
     data : dict
         :func:`load_datasets`'s ``name -> (X, y, n_full)``.
     outer, inner : int
-        Outer folds, and inner folds of the grid search (0: no search).
+        Outer folds, and inner folds of the model selection (0: no search).
     seed : int
         Experiment seed: it fixes the folds (the run seeds the runner hands to each task are
         not used, the fits being deterministic).
     methods : sequence of str
+        The classifiers kept; a family of :data:`FAMILIES` runs when one of its members is
+        asked for (a conformal model needs its base model's selection).
     n_jobs : int
         Worker processes (:func:`~pathlib_core.experiments.runner.run_grid`).
     checkpoint : path-like, optional
@@ -232,24 +380,36 @@ def run_protocol(data: dict, *, outer: int, inner: int, seed: int, methods=METHO
     Returns
     -------
     list of dict
-        One row per task: ``name``, ``fold``, ``method``, ``seed`` and :func:`fit_fold`'s
-        values, in the order data set, fold, method.
+        One row per (data set, outer fold, classifier): ``name``, ``fold``, ``method``,
+        ``seed`` and :func:`fit_family`'s values, in the order data set, fold, method.
     """
     from ..experiments.runner import run_grid
 
-    settings = [dict(name=name, fold=k, method=m) for name in data for k in range(outer)
-                for m in methods]
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"methods must be among {list(METHODS)}; got {sorted(unknown)}")
+    families = [f for f, members in FAMILIES.items() if set(members) & set(methods)]
+    settings = [dict(name=name, fold=k, family=f) for name in data for k in range(outer)
+                for f in families]
 
     folds = seed  # the task's own seed argument is the runner's per-task seed (unused)
 
-    def task(name, fold, method, seed):
-        return fit_fold(data, name, fold, method, outer=outer, inner=inner, folds_seed=folds)
+    def task(name, fold, family, seed):
+        return {"rows": fit_family(data, name, fold, family, outer=outer, inner=inner,
+                                   folds_seed=folds, methods=methods)}
 
-    ctx = dict(context or {}, outer=outer, inner=inner, names=list(data),
-               helpers=inspect.getsource(fit_fold) + inspect.getsource(make_method)
-               + inspect.getsource(final_estimator))
-    return run_grid(task, settings, seed=seed, n_jobs=n_jobs, progress=False,
+    ctx = dict(context or {}, outer=outer, inner=inner, names=list(data), methods=list(methods),
+               helpers="".join(inspect.getsource(f) for f in (
+                   fit_family, select_mcm_by_path, _conformal_at, _score, make_method,
+                   final_estimator)))
+    done = run_grid(task, settings, seed=seed, n_jobs=n_jobs, progress=False,
                     checkpoint=checkpoint, checkpoint_context=ctx)
+    order = {m: i for i, m in enumerate(METHODS)}
+    rows = []
+    for s, out in zip(settings, done, strict=True):
+        rows.extend(dict(name=s["name"], fold=s["fold"], seed=seed, **r) for r in out["rows"])
+    rows.sort(key=lambda r: (list(data).index(r["name"]), r["fold"], order[r["method"]]))
+    return rows
 
 
 def summarize(rows, methods=METHODS):
@@ -294,6 +454,26 @@ def interpolation_counts(runs: dict, tol: float = 1e-7) -> dict:
         h, q = np.array(rec["MCM"]["h"]), np.array(rec["MCM"]["qmax"])
         out[name] = (h, q, (np.abs(h - 1) < tol) & (q < tol))
     return out
+
+
+def path_selection_counts(rows) -> dict | None:
+    """How the plain MCM's ``C`` was chosen over the outer folds (full mode).
+
+    Returns
+    -------
+    dict or None
+        ``folds`` (outer folds with a selection), ``path`` (folds whose chosen width used the
+        path), ``fallback_widths`` (widths, over all folds, that used the grid) and
+        ``whole_range`` (folds whose best interval of ``C`` was all of :data:`PATH_C`: ``C``
+        did not change the validation error); None when no fold ran a selection (quick mode).
+    """
+    sel = [r["selection"] for r in rows if r["method"] == "MCM" and r.get("selection")]
+    if not sel:
+        return None
+    return dict(folds=len(sel), path=sum(s["how"] == "path" for s in sel),
+                fallback_widths=sum(s["fallbacks"] for s in sel),
+                whole_range=sum(s["interval"] is not None
+                                and tuple(s["interval"]) == tuple(PATH_C) for s in sel))
 
 
 def wins(runs: dict, a: str, b: str) -> int:

@@ -63,12 +63,71 @@ def test_run_protocol_rows_summary_and_checkpoint(tmp_path):
     h, q, interp = counts["a"]
     assert h.shape == q.shape == interp.shape == (2,) and np.all(h >= 1 - 1e-9)
     assert 0 <= protocol.wins(runs, "MCM-l1", "SVM") <= 2
+    assert protocol.path_selection_counts(rows) is None  # fixed hyperparameters, no selection
 
 
-def test_fit_fold_with_an_inner_grid_search():
+def test_fit_family_selects_and_the_conformal_model_reuses_the_base_choice():
     data = _tiny_data(n=30)
-    out = protocol.fit_fold(data, "b", 1, "SVM", outer=2, inner=2, folds_seed=3)
-    assert out["ntr"] == 15 and 0.0 <= out["acc"] <= 1.0 and out["nsv"] >= 1
+    for family, members in protocol.FAMILIES.items():
+        rows = protocol.fit_family(data, "b", 1, family, outer=2, inner=2, folds_seed=3)
+        assert [r["method"] for r in rows] == list(members)
+        for r in rows:
+            assert r["ntr"] == 15 and 0.0 <= r["acc"] <= 1.0 and r["nsv"] >= 1
+        if len(rows) == 2:
+            base, conf = rows[0]["params"], rows[1]["params"]
+            assert conf["D"] in protocol.D_GRID
+            assert {k: conf[k] for k in base} == base  # C, gamma (and l1) of the base model
+    mcm = protocol.fit_family(data, "b", 1, "MCM", outer=2, inner=2, folds_seed=3)
+    counts = protocol.path_selection_counts([dict(r, name="b") for r in mcm])
+    assert counts["folds"] == 1 and counts["path"] + (counts["fallback_widths"] > 0) >= 1
+    assert counts["whole_range"] == int(mcm[0]["selection"]["interval"] == list(protocol.PATH_C))
+    only = protocol.fit_family(data, "b", 1, "SVM", outer=2, inner=2, folds_seed=3,
+                               methods=("CSVM",))
+    assert [r["method"] for r in only] == ["CSVM"]
+    with pytest.raises(ValueError, match="family"):
+        protocol.fit_family(data, "b", 1, "LDA", outer=2, inner=2, folds_seed=3)
+    with pytest.raises(ValueError, match="methods"):
+        protocol.run_protocol(data, outer=2, inner=0, seed=0, methods=("LDA",))
+
+
+def _cv_error(X, y, C, gamma, folds):
+    from sklearn.model_selection import cross_val_score
+    from sklearn.preprocessing import StandardScaler
+
+    from pathlib_core.mcm import MCMClassifier
+
+    Z = StandardScaler().fit_transform(X)
+    return 1.0 - np.mean(cross_val_score(MCMClassifier(C=C, gamma=gamma), Z, y, cv=folds))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_path_selection_is_exact_and_no_worse_than_the_grid(seed):
+    """The chosen C's error is what cross-validated fits at that C give, and the minimum over
+    the continuum is no larger than the minimum over the former C grid."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = protocol.load_binary("heart")
+    X, y = X[:90], y[:90]
+    widths = [1.0 / X.shape[1], 4.0 / X.shape[1]]
+    sel = protocol.select_mcm_by_path(X, y, widths, inner=3, seed=seed)
+    assert sel["how"] == "path" and sel["fallbacks"] == 0 and sel["n_breakpoints"] >= 6
+    lo, hi = sel["interval"]
+    assert protocol.PATH_C[0] <= lo < sel["C"] < hi <= protocol.PATH_C[1]
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=seed).split(X, y))
+    assert sel["error"] == pytest.approx(_cv_error(X, y, sel["C"], sel["gamma"], folds),
+                                         abs=1e-12)
+    grid = protocol.make_method("MCM", X.shape[1])[1]["mcmclassifier__C"]
+    best_grid = min(_cv_error(X, y, C, g, folds) for C in grid for g in widths)
+    assert sel["error"] <= best_grid + 1e-12
+
+
+def test_path_selection_falls_back_to_the_grid(monkeypatch):
+    X, y = protocol.load_binary("housevotes")
+    X, y = X[:60], y[:60]
+    monkeypatch.setattr(protocol, "PATH_GAP_TOL", -1.0)  # no path is trusted
+    sel = protocol.select_mcm_by_path(X, y, [1.0 / X.shape[1]], inner=3, seed=0)
+    assert sel["how"] == "grid" and sel["fallbacks"] == 1 and sel["interval"] is None
+    assert sel["C"] in protocol.make_method("MCM", X.shape[1])[1]["mcmclassifier__C"]
 
 
 def test_nested_prefix_sets_grow_and_are_stratified():
@@ -94,3 +153,19 @@ def test_gain_shrink_rule():
     assert not protocol.gain_shrink(-shrinking)["shrinks"]  # a negative gain does not shrink
     noisy = np.array([[0.1, 0.0], [-0.1, 0.0], [0.12, 0.2]])
     assert not protocol.gain_shrink(noisy)["shrinks"]
+
+
+def test_path_selection_on_a_low_rank_kernel_ranks_failed_fits_last():
+    """tae (duplicated points, 5 features): the plain LP's paths are not certified and one
+    grid fit fails in HiGHS; the failure must rank last (as in GridSearchCV), not win as nan."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = protocol.load_binary("tae")
+    tr, _ = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    from sklearn.exceptions import FitFailedWarning
+
+    d = X.shape[1]
+    with pytest.warns(FitFailedWarning):
+        sel = protocol.select_mcm_by_path(X[tr], y[tr], [0.5 / d, 1.0 / d, 2.0 / d], inner=5,
+                                          seed=0)
+    assert sel["how"] == "grid" and np.isfinite(sel["error"]) and 0 <= sel["error"] < 0.5
