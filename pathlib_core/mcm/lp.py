@@ -253,6 +253,15 @@ def _solve_sparse(A, y, *, C: float, l1: float, split: bool, null, method: str, 
 #: HiGHS's feasibility tolerances (its defaults, 1e-7, let a row of (32) miss by 1e-7, which
 #: a large C turns into an objective error of C * 1e-7)
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+#: HiGHS's iterations are capped at this many times the LP's rows plus columns (a solve takes
+#: one to three times its rows): on a numerically low-rank kernel the simplex can cycle
+#: without end, and the cap turns that into a reported failure
+ITERATION_FACTOR = 10
+
+
+def iteration_limit(n_rows: int, n_cols: int) -> int:
+    """The cap on HiGHS's iterations for an LP of that size (:data:`ITERATION_FACTOR`)."""
+    return int(ITERATION_FACTOR * (n_rows + n_cols))
 
 
 def _refine_vertex(lp, x, z, w_lb):
@@ -303,15 +312,18 @@ def _refine_duals(lp, z, w_lb):
 
 
 def _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method):
-    """``linprog`` (HiGHS, :data:`_HIGHS_OPTIONS`). If HiGHS does not report an optimal
-    solution with ``method``, the other methods of :data:`LP_METHODS` are tried; if none
-    does, :class:`~pathlib_core.core.exceptions.SolverError` says so."""
+    """``linprog`` (HiGHS, :data:`_HIGHS_OPTIONS`, iterations capped by
+    :func:`iteration_limit`). If HiGHS does not report an optimal solution with ``method``,
+    the other methods of :data:`LP_METHODS` are tried; if none does,
+    :class:`~pathlib_core.core.exceptions.SolverError` says so."""
     tried = []
+    rows = A_ub.shape[0] + (0 if A_eq is None else np.shape(A_eq)[0])
+    options = dict(_HIGHS_OPTIONS, maxiter=iteration_limit(rows, len(c)))
     for m in [method] + [m for m in LP_METHODS if m != method]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                          method=m, options=_HIGHS_OPTIONS)
+                          method=m, options=options)
         if res.status == 0 and res.x is not None:
             return res
         tried.append(f"{m}: status {res.status} ({res.message})")

@@ -46,7 +46,14 @@ from ..core.kkt import lp_residuals
 from ..core.solution_path import Event, LinearSegment, SolutionPath
 from ..core.threads import single_blas_thread
 from ..core.validation import as_binary_labels, as_kernel, positive_scalar
-from .lp import C_MIN, C_RESOLVE, _KernelExpansion, _lp_matrices, _pow2_inverse
+from .lp import (
+    C_MIN,
+    C_RESOLVE,
+    _KernelExpansion,
+    _lp_matrices,
+    _pow2_inverse,
+    iteration_limit,
+)
 
 __all__ = ["MCMPathSolution", "mcm_path", "mcm_path_cv", "PathCVResult"]
 
@@ -150,6 +157,7 @@ class _ParametricHighs:
         H.setOptionValue("threads", 1)
         H.setOptionValue("primal_feasibility_tolerance", 1e-10)
         H.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        H.setOptionValue("simplex_iteration_limit", iteration_limit(*form["M"].shape))
         inf = highspy.kHighsInf
         M = form["M"]
         lp = highspy.HighsLp()

@@ -240,3 +240,21 @@ def test_mcm_lp_checks_its_arguments():
         mcm_lp(np.where(np.eye(4) > 0, np.nan, K), y, C=1.0)
     with pytest.raises(ValueError, match="y"):
         mcm_lp(K, y[:3], C=1.0)
+
+
+def test_a_cycling_simplex_is_stopped_and_reported():
+    """A training fold of tae (duplicated points, a numerically low-rank Gaussian kernel) on
+    which HiGHS's simplex ran without end for the paper's LP: the iteration cap turns it into
+    a SolverError, which a grid search scores as a failed fit."""
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.preprocessing import StandardScaler
+
+    from pathlib_core.core.exceptions import SolverError
+    from pathlib_core.mcm import protocol
+
+    X, y = protocol.load_binary("tae")
+    tr, _ = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))[2]
+    Z, yt = StandardScaler().fit_transform(X[tr]), y[tr]
+    a, _ = list(StratifiedKFold(5, shuffle=True, random_state=0).split(Z, yt))[4]
+    with pytest.raises(SolverError, match="not solved by HiGHS"):
+        fit_mcm(rbf_kernel(Z[a], gamma=0.5 / X.shape[1]), yt[a], C=1.0)
