@@ -86,6 +86,20 @@ def parse_params(items: list[str]) -> dict:
     return out
 
 
+def _ipc_kernel_manager():
+    """A kernel manager that talks to the kernel over local IPC sockets instead of TCP: the
+    kernel then has no reason to warn about unencrypted TCP, and its sockets are files that
+    jupyter_client removes at shutdown."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs):
+            kwargs.setdefault("transport", "ipc")
+            super().__init__(**kwargs)
+
+    return IPCKernelManager
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", type=Path)
@@ -147,6 +161,7 @@ def main(argv=None) -> int:
             str(src), str(tmp), parameters={"MODE": args.mode, "SEED": seed, **extra},
             kernel_name=_kernel_name(), cwd=str(src.parent.resolve()), progress_bar=False,
             log_output=False, request_save_on_cell_execute=False,
+            kernel_manager_class=_ipc_kernel_manager(),
         )
     except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
         elapsed = time.perf_counter() - t0
