@@ -32,7 +32,6 @@ EXECUTED  := $(patsubst notebooks/%.ipynb,book/executed/%.ipynb,$(NOTEBOOKS))
 CORE      := $(shell find pathlib_core -name '*.py') pathlib_core/datasets/registry.json \
              requirements.lock
 PARAMS    := $(BUILD)/params.txt
-RESULTS   := $(wildcard benchmarks/results/*.json)
 
 .PHONY: help install lock test test-explore lint execute pages book check-repro check-browser \
         check-install bench clean \
@@ -82,11 +81,12 @@ $(PARAMS): FORCE
 	@mkdir -p $(BUILD)
 	@echo "MODE=$(MODE) SEED=$(SEED)" | cmp -s - $@ || echo "MODE=$(MODE) SEED=$(SEED)" > $@
 
-# a chapter also reads its own paper-scale record (benchmarks/full_runs/<part>__<name>.json) and
-# the benchmark results: a new record or result re-executes it
+# a chapter may read its own paper-scale record (benchmarks/full_runs/<part>__<name>.json; no
+# other file under benchmarks/, tests/book/test_pipeline.py checks it): a new record
+# re-executes it
 .SECONDEXPANSION:
 book/executed/%.ipynb: notebooks/%.ipynb $(CORE) $(PARAMS) \
-    $$(wildcard benchmarks/full_runs/$$(subst /,__,$$*).json) $(RESULTS) | $(STAMP)
+    $$(wildcard benchmarks/full_runs/$$(subst /,__,$$*).json) | $(STAMP)
 	$(PY) scripts/execute_notebook.py $< $@ --mode $(MODE) --seed $(SEED) --build-dir $(BUILD)
 
 execute: $(STAMP) $(EXECUTED) ## run every notebook with papermill (or one: NB=notebooks/...)

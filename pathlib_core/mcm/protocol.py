@@ -38,7 +38,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
+from ..core.exceptions import SolverError
+from ..core.kernels import rbf_kernel
 from .estimators import ConformalMCMClassifier, ConformalSVMClassifier, MCMClassifier
+from .path import mcm_path_cv
 
 __all__ = [
     "PAIRS", "ONE_VS_REST", "ALL_DATASETS", "METHODS", "LEARNING_CURVE_PAIRS", "L1",
@@ -208,13 +211,13 @@ def _score(est, method: str, X, y, tr, te, t: float, caught) -> dict:
     return out
 
 
-def _timed_fit(est, X, y):
-    """Fit ``est`` recording its warnings; returns ``(seconds, warnings)``."""
+def _timed(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` recording its warnings; returns ``(value, seconds, warnings)``."""
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        est.fit(X, y)
-    return time.perf_counter() - t0, caught
+        value = fn(*args, **kwargs)
+    return value, time.perf_counter() - t0, caught
 
 
 def select_mcm_by_path(X, y, widths, *, inner: int, seed: int) -> dict:
@@ -236,12 +239,6 @@ def select_mcm_by_path(X, y, widths, *, inner: int, seed: int) -> dict:
         ``n_breakpoints`` (summed over the folds' paths of the chosen width, 0 for the grid)
         and ``fallbacks`` (widths that used the grid).
     """
-    from sklearn.model_selection import cross_val_score
-
-    from ..core.exceptions import SolverError
-    from ..core.kernels import rbf_kernel
-    from .path import mcm_path_cv
-
     Z = StandardScaler().fit_transform(X)
     folds = list(StratifiedKFold(inner, shuffle=True, random_state=seed).split(Z, y))
     _, grid = make_method("MCM", X.shape[1])
@@ -259,20 +256,19 @@ def select_mcm_by_path(X, y, widths, *, inner: int, seed: int) -> dict:
                         n_breakpoints=int(cv.n_breakpoints.sum()))
         else:
             fallbacks += 1
-            # a fit that fails (SolverError) scores nan, ranked last as GridSearchCV does
-            errs = np.array([1.0 - float(np.mean(cross_val_score(
-                MCMClassifier(C=C, gamma=g), Z, y, cv=folds, error_score=np.nan)))
-                for C in grid["mcmclassifier__C"]])
-            errs = np.where(np.isnan(errs), np.inf, errs)
-            k = int(np.argmin(errs))
-            cand = dict(C=float(grid["mcmclassifier__C"][k]), gamma=g, error=float(errs[k]),
-                        how="grid", interval=None, n_breakpoints=0)
+            # a fit that fails (SolverError) scores nan and is ranked last
+            gs = GridSearchCV(MCMClassifier(gamma=g), {"C": grid["mcmclassifier__C"]},
+                              cv=folds, refit=False, n_jobs=1).fit(Z, y)
+            err = 1.0 - float(gs.best_score_)
+            cand = dict(C=float(gs.best_params_["C"]), gamma=g,
+                        error=err if np.isfinite(err) else np.inf, how="grid", interval=None,
+                        n_breakpoints=0)
         if best is None or cand["error"] < best["error"]:
             best = cand
     return dict(best, fallbacks=fallbacks)
 
 
-def _conformal_at(method: str, params: dict, X, y, cv):
+def _conformal_at(method: str, params: dict, cv):
     """A conformal model at its base model's chosen ``params``, with ``D`` searched over
     :data:`D_GRID` on the same inner folds."""
     est = (ConformalMCMClassifier if method == "CMCM" else ConformalSVMClassifier)(**params)
@@ -319,34 +315,31 @@ def fit_family(data: dict, name: str, fold: int, family: str, *, outer: int, inn
     rows = []
     if not inner:
         for m in (m for m in FAMILIES[family] if m in methods):
-            est, _ = make_method(m, d)
-            t, caught = _timed_fit(est, X[tr], y[tr])
+            est, t, caught = _timed(make_method(m, d)[0].fit, X[tr], y[tr])
             rows.append(_score(est, m, X, y, tr, te, t, caught))
         return rows
     cv = StratifiedKFold(inner, shuffle=True, random_state=folds_seed)
     if family == "MCM":
-        t0 = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        def select_and_fit():
             sel = select_mcm_by_path(X[tr], y[tr], make_method("MCM", d)[1]["mcmclassifier__gamma"],
                                      inner=inner, seed=folds_seed)
             est = make_pipeline(StandardScaler(), MCMClassifier(C=sel["C"], gamma=sel["gamma"]))
-            est.fit(X[tr], y[tr])
-        row = _score(est, "MCM", X, y, tr, te, time.perf_counter() - t0, caught)
+            return est.fit(X[tr], y[tr]), sel
+
+        (est, sel), t, caught = _timed(select_and_fit)
+        row = _score(est, "MCM", X, y, tr, te, t, caught)
         row.update(params=dict(C=sel["C"], gamma=sel["gamma"]), selection=sel)
         return [row]
     base, conformal = FAMILIES[family]
     est, grid = make_method(base, d)
-    est = GridSearchCV(est, grid, cv=cv, n_jobs=1)
-    t, caught = _timed_fit(est, X[tr], y[tr])
+    est, t, caught = _timed(GridSearchCV(est, grid, cv=cv, n_jobs=1).fit, X[tr], y[tr])
     chosen = {k.split("__")[-1]: v for k, v in est.best_params_.items()}
     if base in methods:
         rows.append(dict(_score(est, base, X, y, tr, te, t, caught), params=chosen))
     if conformal not in methods:
         return rows
     params = dict(chosen, l1=chosen.get("l1", L1))
-    est = _conformal_at(conformal, params, X, y, cv)
-    t, caught = _timed_fit(est, X[tr], y[tr])
+    est, t, caught = _timed(_conformal_at(conformal, params, cv).fit, X[tr], y[tr])
     rows.append(dict(_score(est, conformal, X, y, tr, te, t, caught),
                      params=dict(params, D=est.best_params_["D"])))
     return rows
@@ -400,7 +393,7 @@ def run_protocol(data: dict, *, outer: int, inner: int, seed: int, methods=METHO
 
     ctx = dict(context or {}, outer=outer, inner=inner, names=list(data), methods=list(methods),
                helpers="".join(inspect.getsource(f) for f in (
-                   fit_family, select_mcm_by_path, _conformal_at, _score, make_method,
+                   fit_family, select_mcm_by_path, _conformal_at, _score, _timed, make_method,
                    final_estimator)))
     done = run_grid(task, settings, seed=seed, n_jobs=n_jobs, progress=False,
                     checkpoint=checkpoint, checkpoint_context=ctx)

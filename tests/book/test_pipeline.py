@@ -44,6 +44,21 @@ def test_notebook_has_parameters_cell_and_no_outputs(path):
             assert "pip install" not in c.source, "never pip install inside a notebook"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_notebook_code_reads_only_its_own_record_under_benchmarks(path):
+    """The Makefile re-executes a chapter when its own record changes, and for nothing else
+    under benchmarks/: a code cell reading another file there would show stale numbers."""
+    import re
+
+    own = "benchmarks/full_runs/" + path.relative_to(ROOT / "notebooks").with_suffix(
+        "").as_posix().replace("/", "__") + ".json"
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            for ref in re.findall(r"benchmarks/[\w./-]+", cell.source):
+                assert ref == own, f"{cell.get('id')}: reads {ref}"
+
+
 def test_toc_lists_every_notebook_once():
     import yaml
 

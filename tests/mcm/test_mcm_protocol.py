@@ -78,9 +78,13 @@ def test_fit_family_selects_and_the_conformal_model_reuses_the_base_choice():
             assert conf["D"] in protocol.D_GRID
             assert {k: conf[k] for k in base} == base  # C, gamma (and l1) of the base model
     mcm = protocol.fit_family(data, "b", 1, "MCM", outer=2, inner=2, folds_seed=3)
-    counts = protocol.path_selection_counts([dict(r, name="b") for r in mcm])
-    assert counts["folds"] == 1 and counts["path"] + (counts["fallback_widths"] > 0) >= 1
-    assert counts["whole_range"] == int(mcm[0]["selection"]["interval"] == list(protocol.PATH_C))
+    sel = mcm[0]["selection"]
+    assert sel["C"] == mcm[0]["params"]["C"] and sel["gamma"] == mcm[0]["params"]["gamma"]
+    assert (sel["how"] == "grid") == (sel["interval"] is None)
+    counts = protocol.path_selection_counts([dict(r, name="b") for r in mcm] * 2)
+    assert counts == dict(folds=2, path=2 * int(sel["how"] == "path"),
+                          fallback_widths=2 * sel["fallbacks"],
+                          whole_range=2 * int(sel["interval"] == list(protocol.PATH_C)))
     only = protocol.fit_family(data, "b", 1, "SVM", outer=2, inner=2, folds_seed=3,
                                methods=("CSVM",))
     assert [r["method"] for r in only] == ["CSVM"]
@@ -165,7 +169,7 @@ def test_path_selection_on_a_low_rank_kernel_ranks_failed_fits_last():
     from sklearn.exceptions import FitFailedWarning
 
     d = X.shape[1]
-    with pytest.warns(FitFailedWarning):
+    with pytest.warns(FitFailedWarning), pytest.warns(UserWarning, match="non-finite"):
         sel = protocol.select_mcm_by_path(X[tr], y[tr], [0.5 / d, 1.0 / d, 2.0 / d], inner=5,
                                           seed=0)
     assert sel["how"] == "grid" and np.isfinite(sel["error"]) and 0 <= sel["error"] < 0.5
