@@ -65,6 +65,7 @@ try:  # scipy's initial-step heuristic, evaluated in the parameter's own unit (p
 except ImportError:  # pragma: no cover - a scipy without it: the solver's own choice
     _select_initial_step = None
 
+from .dop853_kernel import StepBuffers
 from .exceptions import PathFollowingError, SolverError
 from .solution_path import Event, FunctionSegment, SolutionPath
 from .validation import as_vector, check_choice, finite_scalar, positive_scalar
@@ -114,7 +115,8 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
                 max_events: int = 10_000, max_events_per_point: int | None = None,
                 restart_kinds: Sequence[str] = ("jump", "restart"), param_name: str = "t",
                 copy_state: bool = False, record_residual: Callable | None = None,
-                param_floor: float = 1.0, param_unit: float = 1.0) -> SolutionPath:
+                param_floor: float = 1.0, param_unit: float = 1.0,
+                kernel: Callable | None = None) -> SolutionPath:
     """Follow a piecewise-smooth solution path ``z(t)`` from ``t_span[0]`` to ``t_span[1]``.
 
     On each piece the state ``s`` is fixed and ``z`` solves the initial value problem
@@ -203,6 +205,16 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
     param_unit : float > 0, default 1.0
         Parameter values in error messages are multiplied by it (for a client that traces
         a rescaled parameter and reports in its user's units).
+    kernel : callable, optional
+        ``kernel(state) -> piece or None``: a compiled integrator of the pieces in
+        ``state`` (``method="DOP853"`` only). ``piece(t, t1, z, shift, first_step, buffers,
+        rtol, atol, max_step, drift_tol, drift_on, param_floor)`` integrates one piece with
+        :func:`pathlib_core.core.dop853_kernel.dop853_piece` into the
+        :class:`~pathlib_core.core.dop853_kernel.StepBuffers` ``buffers`` (the model's
+        ``rhs``, ``events`` and ``residual`` in compiled form, e.g.
+        :func:`pathlib_core.gaga.age_kernel.run_piece`); it locates the same events as the
+        Python piece, without a Python call per step. ``None`` for a state integrates that
+        piece in Python.
 
     Returns
     -------
@@ -240,6 +252,9 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
         if fn is not None and not callable(fn):
             raise ValueError(f"{name} must be callable or None; got {type(fn).__name__}")
     check_choice(method, "method", METHODS)
+    if kernel is not None and (not callable(kernel) or method != "DOP853"):
+        raise ValueError("kernel must be callable and needs method='DOP853'; got "
+                         f"{type(kernel).__name__} with method={method!r}")
     check_choice(drift_check, "drift_check", {"step", "end"})
     opts = _Options(
         rtol=positive_scalar(rtol, "rtol"), atol=positive_scalar(atol, "atol"),
@@ -258,7 +273,7 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
         raise ValueError("param_floor=0 needs a parameter range that excludes 0; got "
                          f"t_span=({t0}, {t1})")
     tracer = _Tracer(rhs=rhs, events=events, update=update, residual=residual, correct=correct,
-                     record=record or _copy_record, jac=jac, opts=opts)
+                     record=record or _copy_record, jac=jac, opts=opts, kernel=kernel)
     segments, evs, residual_table = tracer.run(z0, t0, t1, state)
     path_residual = record_residual if record_residual is not None else residual_table
     return SolutionPath(param_name, segments, evs, residual=path_residual,
@@ -365,8 +380,11 @@ class _EventBank:
 
 
 class _Tracer:
-    def __init__(self, *, rhs, events, update, residual, correct, record, jac, opts: _Options):
+    def __init__(self, *, rhs, events, update, residual, correct, record, jac, opts: _Options,
+                 kernel=None):
         self.rhs_fn, self.events_fn, self.update_fn = rhs, events, update
+        self.kernel_fn = kernel
+        self._buffers = None
         self.residual_fn, self.correct_fn, self.record_fn, self.jac_fn = (
             residual, correct, record, jac)
         self.opts = opts
@@ -438,20 +456,29 @@ class _Tracer:
             # finder returns the bracket's end): start with a small step in that case
             first = (min(1e-8 * max(self.opts.param_floor, abs(t)), 0.5 * abs(t1 - t))
                      if np.any(g0 + shift <= 0.0) else None)
-            sol, status = self._integrate(t, t1, z, state, bank, g0.size, first_step=first)
-            t_end = float(sol.t[-1])
-            z_end = np.array(sol.y[:, -1], dtype=float)
-            missed = self._missed_crossing(sol, bank)
-            if missed is not None:
-                t_end, k_missed = missed
-                z_end = np.asarray(sol.sol(t_end), dtype=float)
-                status = 1
-                self.n_missed_crossings += 1
+            piece = None if self.kernel_fn is None else self.kernel_fn(state)
+            if piece is not None:
+                t_end, z_end, status, reported, dense = self._integrate_compiled(
+                    piece, t, t1, z, shift, first)
+            else:
+                sol, status = self._integrate(t, t1, z, state, bank, g0.size, first_step=first)
+                t_end = float(sol.t[-1])
+                z_end = np.array(sol.y[:, -1], dtype=float)
+                dense = sol.sol
+                missed = self._missed_crossing(sol, bank)
+                if missed is not None:
+                    t_end, k_missed = missed
+                    z_end = np.asarray(sol.sol(t_end), dtype=float)
+                    status = 1
+                    self.n_missed_crossings += 1
+                    reported = np.array([k_missed])
+                else:
+                    reported = self._reported(sol, g0.size)
             at_end = status == 0 or abs(t1 - t_end) <= _min_length(t1, self.opts.param_floor)
             if at_end:
                 t_end = t1
             if abs(t_end - t) > _min_length(t, self.opts.param_floor) or (at_end and t_end != t):
-                segments.append(self._segment(t, z, t_end, z_end, state, sol.sol, table))
+                segments.append(self._segment(t, z, t_end, z_end, state, dense, table))
                 self.n_pieces += 1
             elif not at_end:
                 # an event right at the piece start: stay at the same parameter value
@@ -459,10 +486,12 @@ class _Tracer:
                 t_end = t
             if at_end:
                 if status == 1 and g0.size:
-                    self.events_at_end = self._reported(sol, g0.size).tolist()
+                    self.events_at_end = reported.tolist()
                 break
-            reported = (np.array([k_missed]) if missed is not None
-                        else self._reported(sol, g0.size))
+            if status == 3:
+                # the compiled piece's step buffer is full: a new piece in the same state
+                t, z = t_end, z_end
+                continue
             if reported.size == 0:
                 # only the drift event fired: correct and continue with the same state
                 z = self._correct(t_end, z_end, state)
@@ -553,6 +582,35 @@ class _Tracer:
         self.n_steps += max(0, len(sol.t) - 1)
         self.n_lu += sol.nlu
         return sol, status
+
+    def _integrate_compiled(self, piece, t, t1, z, shift, first_step):
+        """One piece by the client's compiled kernel (:mod:`pathlib_core.core.dop853_kernel`):
+        the same steps, events and dip samples as :meth:`_integrate` followed by
+        :meth:`_missed_crossing`. Returns ``(t_end, z_end, status, reported, dense)`` with
+        ``status`` 0 (the end), 1 (an event) or 3 (the step buffer is full)."""
+        z = np.ascontiguousarray(z, dtype=float)
+        if self._buffers is None or self._buffers.p != z.size:
+            self._buffers = StepBuffers(z.size)
+        buf = self._buffers
+        drift_on = self.correct_fn is not None and self.opts.drift_check == "step"
+        piece(t, t1, z, np.ascontiguousarray(shift, dtype=float),
+              0.0 if first_step is None else float(first_step), buf, self.opts.rtol,
+              self.opts.atol, self.opts.max_step, self.opts.drift_tol, drift_on,
+              self.opts.param_floor)
+        status, n, comp, n_rhs, n_ev, n_res, missed = (int(x) for x in buf.info)
+        self.n_rhs += n_rhs
+        self.n_event_evals[0] += n_ev
+        self.n_residual += n_res
+        self.n_steps += n
+        self.n_missed_crossings += missed
+        if status == 2:
+            raise PathFollowingError(f"the integrator failed on the piece starting at "
+                                     f"{self._show(t)}: the required step size is less "
+                                     "than the spacing between numbers")
+        m = shift.size
+        reported = (np.array([comp]) if status == 1 and 0 <= comp < m
+                    else np.zeros(0, dtype=int))
+        return (float(buf.out_t[n]), buf.out_z.copy(), status, reported, buf.dense())
 
     @staticmethod
     def _bracket_start(k, g_old, t_old, t_new, dense, component) -> float:

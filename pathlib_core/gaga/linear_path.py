@@ -49,12 +49,12 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.lapack import dgesv as _gesv
 
 from ..core.exceptions import PathFollowingError, SolverError
 from ..core.ode_path import Update, follow_path
 from ..core.threads import single_blas_thread
 from ..core.validation import positive_scalar
+from . import age_kernel as _k
 from .alternating import alternate, polish
 from .checks import check_age_range
 from .docstrings import fill_doc
@@ -107,13 +107,10 @@ class _Rows:
         self.A = np.flatnonzero(s.active)
         self.ZR = np.ascontiguousarray(m.Z[self.R])
         self.ZRA = np.ascontiguousarray(self.ZR[:, self.A])
-        self.absZRA = np.abs(self.ZRA)
         self.ZRA2 = self.ZRA * self.ZRA
         self.inactive = np.flatnonzero(~s.active)
         self.ZRI = np.ascontiguousarray(self.ZR[:, self.inactive])
-        self.absZRI = np.abs(self.ZRI)
         self.yR = m.y[self.R]
-        self.absyR = np.abs(self.yR) if m.name == "lasso" else None
         self.penA = m.pen[self.A]
         self.alphaA = m.alpha[self.A] if m.name == "lasso" else None
         # the engines' Lasso runs on columns of unit RMS (no ridge): J needs no balancing
@@ -121,6 +118,15 @@ class _Rows:
         self.signsA = s.signs[self.A]
         self.isM = s.part[self.R] == _M if reg == "mixture" else None
         self.diag = np.diag_indices(self.A.size)
+        # the same constants for the compiled piece (age_kernel.run_piece)
+        self.kernel_args = (
+            m.Z, m.y, s.part, self.ZR, self.ZRA, self.ZRI, self.yR,
+            self.isM if self.isM is not None else np.zeros(self.R.size, dtype=bool),
+            self.A, self.inactive, np.ascontiguousarray(self.penA),
+            m.alpha if m.name == "lasso" else np.zeros(m.p),
+            np.ascontiguousarray(s.signs, dtype=float),
+            np.asarray(s.fresh, dtype=np.int64))
+        self.n_events = m.n + (m.p if m.name == "lasso" else 0) + 2
 
 
 class _Jac:
@@ -162,6 +168,7 @@ class _GAGA:
         self.jumps: list[dict] = []
         self._rows_state, self._rows_data = None, None
         self._jac_key, self._jac_val = None, None
+        self._sc_key, self._sc_val = None, None
         #: w_user = coef_factor * w for the coefficients and age_user = age_factor * age
         #: (the engines' rescaled variables, for reports in the user's units)
         self.coef_factor = np.ones(m.d)
@@ -178,13 +185,6 @@ class _GAGA:
         if s is not self._rows_state:
             self._rows_state, self._rows_data = s, _Rows(self.m, s, self.reg)
         return self._rows_data
-
-    def _row_terms(self, t, theta, c: _Rows, *, jac_weights: bool = False):
-        """``d1``, ``v``, ``dv/dlambda`` and ``W = v d2 + dv/dl d1^2`` (the weights of ``J``,
-        only with ``jac_weights``) on the rows ``c.R``: the values of :meth:`_terms`
-        without the zero rows of D."""
-        d1, d2, v, vl, vlam = self._row_parts(t, theta, c)
-        return d1, v, vlam, (v * d2 + vl * d1 * d1 if jac_weights else None)
 
     def _row_parts(self, t, theta, c: _Rows):
         """``d1``, ``d2``, ``v``, ``dv/dl`` and ``dv/dlambda`` on the rows ``c.R``."""
@@ -234,6 +234,23 @@ class _GAGA:
             F = F + c.alphaA * c.signsA
         return F
 
+    def kernel(self, s: _State):
+        """The compiled piece of state ``s`` for :func:`follow_path`
+        (:func:`~pathlib_core.gaga.age_kernel.run_piece`)."""
+        c = self._rows(s)
+        sc = self._sc(s)
+        args = c.kernel_args
+        n_events = c.n_events
+
+        def piece(t, t1, z, shift, first_step, buf, rtol, atol, max_step, drift_tol,
+                  drift_on, floor):
+            _k.run_piece(*args, sc, float(t), z, float(t1), shift, first_step, rtol, atol,
+                         max_step, drift_tol, drift_on, floor, buf.req_t, buf.req_y,
+                         buf.f_buf, buf.g_buf(n_events), buf.r_buf, buf.out_t, buf.out_step,
+                         buf.out_yold, buf.out_F, buf.out_z, buf.info)
+
+        return piece
+
     # state helpers
     def state_from(self, theta, age) -> _State:
         part = _partition(self.m.losses(theta), age, self.reg, self.mixture)
@@ -269,72 +286,46 @@ class _GAGA:
         """``D J D`` (see :class:`_Jac`), whose eigenvalues measure the folds."""
         return self._jac_rows(t, theta, self._rows(s)).scaled()
 
+    def _sc(self, s: _State) -> np.ndarray:
+        """The scalars of state ``s`` for :mod:`~pathlib_core.gaga.age_kernel` (``sc``)."""
+        key = (s, self._pending_kkt)
+        if self._sc_key is None or self._sc_key[0] is not s or self._sc_key[1] != key[1]:
+            m = self.m
+            sc = np.array([
+                0.0 if m.name == "lasso" else 1.0, 0.0 if self.reg == "linear" else 1.0,
+                float(m.n), float(m.C) if m.name == "logistic" else 0.0,
+                float(self.mixture) if self.mixture is not None else 0.0,
+                0.0 if self._rows(s).unit_diag else 1.0, float(s.n_neg),
+                self.fold_tol if s.fold_floor is None else s.fold_floor,
+                math.nan if s.t0 is None else float(s.t0), _LIFT_WIDTH, _LIFT_HEIGHT,
+                1.0 if self._pending_kkt else 0.0])
+            self._sc_key, self._sc_val = key, sc
+        return self._sc_val
+
     def rhs(self, t, theta, s: _State):
+        """``dw/dlambda``, the ODE (6) (:func:`~pathlib_core.gaga.age_kernel.rhs`)."""
         c = self._rows(s)
-        out = np.zeros_like(theta)
-        if c.A.size:
-            jr = self._jac_rows(t, theta, c)
-            J, Flam = jr.J, jr.Flam
-            # LAPACK's gesv directly (np.linalg.solve costs 5x more on these p x p systems)
-            _, _, x, info = _gesv(J, Flam)
-            if info != 0:  # exactly singular J: least squares, as before
-                x = np.linalg.lstsq(J, Flam, rcond=None)[0]
-            out[c.A] = -x
+        out = np.zeros(self.m.p)
+        a = c.kernel_args
+        _k.rhs(float(t), np.ascontiguousarray(theta, dtype=float), a[3], a[4], a[6], a[7],
+               a[8], a[10], self._sc(s), out)
         return out
 
     def events(self, t, theta, s: _State, lift: bool = True):
-        m = self.m
+        """The event vector (:func:`~pathlib_core.gaga.age_kernel.events`): samples
+        ``0..n-1`` (each one's distance to the threshold of its set), then the Lasso's
+        features (sign or correlation margin), the fold and the KKT monitor. The conditions
+        reassigned at a turning point ``t0`` are zero there (to rounding) and grow with the
+        age (:meth:`_consistent` checked it); a zero at a piece start would make the
+        integrator begin with a ``1e-8`` step that grows tenfold per step (~6 steps per
+        piece). With ``lift`` they are lifted by ``1e-9``, falling linearly to zero over the
+        ``1e-8`` window after ``t0``: rounding noise cannot fire them at ``t0``, the piece
+        starts with a normal step, and beyond the window the functions are exact, so a real
+        decrease through zero is still found."""
         c = self._rows(s)
-        u = m.Z @ theta
-        loss = ((u - m.y) ** 2 / (2 * m.n) if m.name == "lasso"
-                else m.C * np.logaddexp(0.0, -m.y * u))
-        if self.reg == "linear":
-            g = np.where(s.part == _E, t - loss, loss - t) / t
-        else:
-            r = np.sqrt(loss)
-            lo = t * self.mixture / (t + self.mixture)
-            g = np.where(s.part == _E, lo - r,
-                         np.where(s.part == _M, np.minimum(r - lo, t - r), r - t)) / t
-        jr = self._jac_rows(t, theta, c)
-        J, vd1 = jr.J, jr.vd1
-        if m.name == "lasso":
-            # an inactive feature: |corr_j| <= alpha_j, relative to the size of the terms
-            # of corr_j (its rounding), not to alpha_j: a tiny penalty is resolved as well
-            scale = float(np.max(np.abs(theta), initial=0.0)) or 1.0
-            gf = s.signs * theta / scale
-            off = c.inactive
-            if off.size:
-                d1, d2, v, vl, _ = jr.parts
-                # (|y| + |u| <= |r| + 2 |y|, with |r| = n |d1|: no product with |Z| here)
-                size = m.n * np.abs(d1) + 2.0 * c.absyR
-                x = (v * d2 + np.abs(vl) * d1 * d1) * size
-                cscale = m.alpha[off] + x @ c.absZRI
-                gf[off] = (m.alpha[off] - np.abs(vd1 @ c.ZRI)) / cscale
-        else:
-            gf = np.zeros(0)
-        fold = 1.0
-        if J.size:
-            # an eigenvalue of J crossing zero (a fold of the smooth branch): the eigenvalues
-            # keep the signs they had at the start of the piece
-            ev = np.linalg.eigvalsh(jr.scaled())
-            scale = max(float(np.max(np.abs(ev))), 1e-300)
-            q = s.n_neg
-            ftol = self.fold_tol if s.fold_floor is None else s.fold_floor
-            if q < ev.size:
-                fold = min(fold, ev[q] / scale - ftol)
-            if q > 0:
-                fold = min(fold, -ev[q - 1] / scale - ftol)
-        out = np.concatenate((g, gf, (fold, -1.0 if self._pending_kkt else 1.0)))
-        if lift and s.fresh and 0.0 <= t - s.t0 < (w := _LIFT_WIDTH * s.t0):
-            # The conditions reassigned at the turning point t0 are zero there (to rounding)
-            # and grow with the age (_consistent checked it). A zero at a piece start makes
-            # follow_path begin with a 1e-8 step that grows tenfold per step (~6 steps per
-            # piece, most of the integration cost). A lift that falls linearly to zero over
-            # the same 1e-8 window keeps them positive just after t0 instead (rounding noise
-            # cannot fire them at t0), so the piece starts with a normal step; beyond the
-            # window the functions are exact, so a real decrease through zero is still found.
-            idx = np.asarray(s.fresh)
-            out[idx] += _LIFT_HEIGHT * (1.0 - (t - s.t0) / w)
+        out = np.empty(c.n_events)
+        _k.events(float(t), np.ascontiguousarray(theta, dtype=float), *c.kernel_args,
+                  self._sc(s), bool(lift), out)
         return out
 
     def residual(self, t, theta, s: _State | None):
@@ -345,25 +336,11 @@ class _GAGA:
     def state_residual(self, t, theta, s: _State):
         """``F_s(w, t)`` of eq. (5) in the sets ``s`` (the manifold the ODE follows), each
         coordinate against the size of its terms (as :meth:`_Model.conditions`); the
-        integrator's drift is measured with it, set changes by the events."""
-        c = self._rows(s)
-        if not c.A.size:
-            return 0.0
-        key = self._jac_key  # the terms of the last Jacobian when it was built here
-        if key is not None and key[0] is c and key[1] == t and np.array_equal(key[2], theta):
-            d1, d2, v, vl, _ = self._jac_val.parts
-        else:
-            d1, d2, v, vl, _ = self._row_parts(t, theta, c)
-        vd1 = v * d1
-        F = self._F_rows(theta, c, vd1)
-        size = c.absZRA @ np.abs(theta[c.A])
-        W = v * d2 + np.abs(vl) * d1 * d1
-        if c.alphaA is not None:  # the Lasso (as _Model.conditions)
-            scale = c.absZRA.T @ (W * (size + c.absyR)) + c.alphaA
-        else:
-            scale = c.absZRA.T @ (np.abs(vd1) + W * size) + c.penA * np.abs(theta[c.A])
-        r = np.divide(np.abs(F), scale, out=np.zeros_like(F), where=scale > 0)
-        return float(np.max(r))
+        integrator's drift is measured with it, set changes by the events
+        (:func:`~pathlib_core.gaga.age_kernel.state_residual`)."""
+        a = self._rows(s).kernel_args
+        return _k.state_residual(float(t), np.ascontiguousarray(theta, dtype=float), a[3],
+                                 a[4], a[6], a[7], a[8], a[10], a[11], a[12], self._sc(s))
 
     def record_residual(self, t, rec: SPLSolution):
         theta = rec.coef if self.m.name == "lasso" else np.r_[rec.coef, rec.intercept]
@@ -610,7 +587,8 @@ class _GAGA:
 def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: float,
              alpha: float | None = None, C: float | None = None, mixture: float | None = None,
              kernel=None, gamma="scale", rtol: float = 1e-10, atol: float = 1e-12,
-             drift_tol: float = 1e-9, fold_tol: float = 1e-6, max_events: int = 10_000):
+             drift_tol: float = 1e-9, fold_tol: float = 1e-6, max_events: int = 10_000,
+             compiled: bool = True):
     r"""Exact age-path of self-paced learning (GAGA, Algorithm 2 of Qu et al. 2022).
 
     Follows the partial optimum of the SPL objective (2),
@@ -721,7 +699,8 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
                        update=g.update, residual=g.state_residual, correct=g.correct,
                        record=g.record, state=g.state_from(theta0, tau_min), rtol=rtol,
                        atol=atol, drift_tol=drift_tol, max_events=max_events,
-                       param_name="age", param_floor=0.0, param_unit=f)
+                       param_name="age", param_floor=0.0, param_unit=f,
+                       kernel=g.kernel if compiled else None)
 
     info = dict(path.info)
     info.update(
