@@ -94,10 +94,80 @@ def _rms_scaled(a, scale):
     return math.sqrt(s / a.size) if a.size else 0.0
 
 
+@njit(cache=True)
+def _brent_iter(st):
+    """The top of one iteration of Brent's method (scipy's ``brentq``, ``xtol = rtol =
+    4 eps``), on the state ``st = [xpre, fpre, xcur, fcur, xblk, fblk, spre, scur, it]``:
+    returns ``(True, root)`` when converged, else ``(False, x)``, the next point to
+    evaluate (then call :func:`_brent_next` with its value)."""
+    xpre, fpre, xcur, fcur, xblk, fblk, spre, scur = st[0], st[1], st[2], st[3], st[4], \
+        st[5], st[6], st[7]
+    if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
+        xblk = xpre
+        fblk = fpre
+        spre = xcur - xpre
+        scur = spre
+    if abs(fblk) < abs(fcur):
+        xpre, xcur, xblk = xcur, xblk, xcur
+        fpre, fcur, fblk = fcur, fblk, fcur
+    delta = (4.0 * _EPS + 4.0 * _EPS * abs(xcur)) / 2.0
+    sbis = (xblk - xcur) / 2.0
+    done = fcur == 0.0 or abs(sbis) < delta
+    if not done:
+        if abs(spre) > delta and abs(fcur) < abs(fpre):
+            if xpre == xblk:
+                stry = -fcur * (xcur - xpre) / (fcur - fpre)
+            else:
+                dpre = (fpre - fcur) / (xpre - xcur)
+                dblk = (fblk - fcur) / (xblk - xcur)
+                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            if 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta):
+                spre = scur
+                scur = stry
+            else:
+                spre = sbis
+                scur = sbis
+        else:
+            spre = sbis
+            scur = sbis
+        xpre = xcur
+        fpre = fcur
+        if abs(scur) > delta:
+            xcur += scur
+        else:
+            xcur += delta if sbis > 0 else -delta
+    st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7] = (xpre, fpre, xcur, fcur, xblk,
+                                                              fblk, spre, scur)
+    return done, xcur
+
+
+@njit(cache=True)
+def _brent_start(st, a, fa, b, fb):
+    """Brent's method on the bracket ``[a, b]`` (``fa >= 0 >= fb``): see :func:`_brent_iter`."""
+    if fa == 0.0:
+        return True, a
+    if fb == 0.0:
+        return True, b
+    st[0], st[1], st[2], st[3] = a, fa, b, fb
+    st[4] = st[5] = st[6] = st[7] = st[8] = 0.0
+    return _brent_iter(st)
+
+
+@njit(cache=True)
+def _brent_next(st, fx):
+    """Continue Brent's method with the value ``fx`` at the point it asked for (at most
+    100 evaluations, as ``brentq``)."""
+    st[3] = fx
+    st[8] += 1.0
+    if st[8] >= 100.0:
+        return True, st[2]
+    return _brent_iter(st)
+
+
 # Not cached itself: numba cannot compile a consumer against a generator loaded from its
 # cache (KeyError in get_generator_impl). Each consumer (cached) compiles it in.
 @njit
-def dop853_piece(t0, z0, t1, shift, m, first_step, rtol, atol, max_step, drift_tol, drift_on,
+def dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, drift_tol, drift_on,
                  floor, req_t, req_y, f_buf, g_buf, r_buf, out_t, out_step, out_yold, out_F,
                  out_z, info):
     """Integrate ``dz/dt = f(t, z)`` from ``(t0, z0)`` towards ``t1`` until an event fires.
@@ -105,7 +175,9 @@ def dop853_piece(t0, z0, t1, shift, m, first_step, rtol, atol, max_step, drift_t
     A reverse-communication generator (see the module docstring): it yields :data:`RHS`
     (write ``f(req_t[0], req_y)`` into ``f_buf``), :data:`EVENTS` (write the ``m`` raw event
     values into ``g_buf``; the piece adds ``shift``) or :data:`RESIDUAL` (write the drift
-    residual into ``r_buf[0]``), and finally 0. ``first_step <= 0`` selects the heuristic.
+    residual into ``r_buf[0]``), and finally 0. ``g_start`` holds the shifted event values
+    at the start (``g + shift``, computed by the caller); ``first_step <= 0`` selects the
+    heuristic.
 
     Outputs: ``out_t[:n + 1]`` the step ends (the last one the event or ``t1``),
     ``out_step[i] = (t_old, h)`` and ``out_yold[i]``, ``out_F[i]`` the dense output of step
@@ -113,6 +185,7 @@ def dop853_piece(t0, z0, t1, shift, m, first_step, rtol, atol, max_step, drift_t
     component, n_rhs, n_event_evals, n_residual_evals, missed]``.
     """
     p = z0.size
+    m = shift.size
     direction = 1.0 if t1 > t0 else -1.0
     n_g = m + (1 if drift_on else 0)
     max_steps = out_step.shape[0]
@@ -126,6 +199,7 @@ def dop853_piece(t0, z0, t1, shift, m, first_step, rtol, atol, max_step, drift_t
     yy = np.empty(p)
     g = np.empty(n_g)
     g_new = np.empty(n_g)
+    bst = np.zeros(9)
     out_t[0] = t0
     n_steps = 0
     status = -1
@@ -133,17 +207,14 @@ def dop853_piece(t0, z0, t1, shift, m, first_step, rtol, atol, max_step, drift_t
     missed = 0
     t_end = t0
 
-    # f at the start, then g at the start
+    # f (and the drift) at the start
     req_t[0] = t
     req_y[:] = y
     yield RHS
     n_rhs += 1
     f[:] = f_buf
-    if m > 0:
-        yield EVENTS
-        n_ev += 1
-        for k in range(m):
-            g[k] = g_buf[k] + shift[k]
+    for k in range(m):
+        g[k] = g_start[k]
     if drift_on:
         yield RESIDUAL
         n_res += 1
@@ -328,98 +399,47 @@ def dop853_piece(t0, z0, t1, shift, m, first_step, rtol, atol, max_step, drift_t
             for k in range(n_g):
                 if not (g[k] >= 0.0 and g_new[k] <= 0.0):
                     continue
-                # the bracket's left end (a component exactly 0 at the step start)
-                a = t_old
-                fa = g[k]
-                if g[k] == 0.0:
-                    for fr in _BRACKET_FRACS:
-                        tau = t_old + fr * (t - t_old)
-                        if tau == t_old:
-                            continue
-                        dense_point(out_F[i], out_yold[i], (tau - t_old) / h, dense_y)
-                        req_t[0] = tau
-                        req_y[:] = dense_y
-                        if k < m:
-                            yield EVENTS
-                            n_ev += 1
-                            val = g_buf[k] + shift[k]
-                        else:
-                            yield RESIDUAL
-                            n_res += 1
-                            val = drift_tol - r_buf[0]
+                # the bracket's left end: a component exactly 0 at the step start is
+                # sampled at _BRACKET_FRACS until it is positive (it may rise and come
+                # back down within the step); then Brent's method on [a, t]
+                q = 0 if g[k] == 0.0 else _BRACKET_FRACS.size
+                done = False
+                x = t_old
+                while q < _BRACKET_FRACS.size:
+                    x = t_old + _BRACKET_FRACS[q] * (t - t_old)
+                    if x != t_old:
+                        break
+                    q += 1
+                if q == _BRACKET_FRACS.size:
+                    done, x = _brent_start(bst, t_old, g[k], t, g_new[k])
+                while not done:
+                    dense_point(out_F[i], out_yold[i], (x - t_old) / h, dense_y)
+                    req_t[0] = x
+                    req_y[:] = dense_y
+                    if k < m:
+                        yield EVENTS
+                        n_ev += 1
+                        val = g_buf[k] + shift[k]
+                    else:
+                        yield RESIDUAL
+                        n_res += 1
+                        val = drift_tol - r_buf[0]
+                    if q < _BRACKET_FRACS.size:      # still looking for the bracket
+                        q += 1
                         if val > 0.0:
-                            a = tau
-                            fa = val
-                            break
-                # Brent's method (scipy's brentq, xtol = rtol = 4 eps, 100 iterations)
-                xpre = a
-                fpre = fa
-                xcur = t
-                fcur = g_new[k]
-                root = xcur
-                if fpre == 0.0:
-                    root = xpre
-                elif fcur == 0.0:
-                    root = xcur
-                else:
-                    xblk = 0.0
-                    fblk = 0.0
-                    spre = 0.0
-                    scur = 0.0
-                    xtol = 4.0 * _EPS
-                    rtl = 4.0 * _EPS
-                    for _it in range(100):
-                        if fpre != 0.0 and fcur != 0.0 and (fpre < 0.0) != (fcur < 0.0):
-                            xblk = xpre
-                            fblk = fpre
-                            spre = xcur - xpre
-                            scur = spre
-                        if abs(fblk) < abs(fcur):
-                            xpre = xcur
-                            xcur = xblk
-                            xblk = xpre
-                            fpre = fcur
-                            fcur = fblk
-                            fblk = fpre
-                        delta = (xtol + rtl * abs(xcur)) / 2.0
-                        sbis = (xblk - xcur) / 2.0
-                        if fcur == 0.0 or abs(sbis) < delta:
-                            break
-                        if abs(spre) > delta and abs(fcur) < abs(fpre):
-                            if xpre == xblk:
-                                stry = -fcur * (xcur - xpre) / (fcur - fpre)
-                            else:
-                                dpre = (fpre - fcur) / (xpre - xcur)
-                                dblk = (fblk - fcur) / (xblk - xcur)
-                                stry = (-fcur * (fblk * dblk - fpre * dpre)
-                                        / (dblk * dpre * (fblk - fpre)))
-                            if 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta):
-                                spre = scur
-                                scur = stry
-                            else:
-                                spre = sbis
-                                scur = sbis
+                            q = _BRACKET_FRACS.size
+                            done, x = _brent_start(bst, x, val, t, g_new[k])
                         else:
-                            spre = sbis
-                            scur = sbis
-                        xpre = xcur
-                        fpre = fcur
-                        if abs(scur) > delta:
-                            xcur += scur
-                        else:
-                            xcur += delta if sbis > 0 else -delta
-                        dense_point(out_F[i], out_yold[i], (xcur - t_old) / h, dense_y)
-                        req_t[0] = xcur
-                        req_y[:] = dense_y
-                        if k < m:
-                            yield EVENTS
-                            n_ev += 1
-                            fcur = g_buf[k] + shift[k]
-                        else:
-                            yield RESIDUAL
-                            n_res += 1
-                            fcur = drift_tol - r_buf[0]
-                    root = xcur
+                            while q < _BRACKET_FRACS.size:
+                                x = t_old + _BRACKET_FRACS[q] * (t - t_old)
+                                if x != t_old:
+                                    break
+                                q += 1
+                            if q == _BRACKET_FRACS.size:
+                                done, x = _brent_start(bst, t_old, g[k], t, g_new[k])
+                    else:
+                        done, x = _brent_next(bst, val)
+                root = x
                 if comp < 0 or direction * (root - t_stop) < 0:
                     comp = k
                     t_stop = root

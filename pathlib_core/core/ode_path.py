@@ -207,8 +207,9 @@ def follow_path(z0, t_span: Sequence[float], *, rhs: Callable, events: Callable,
         a rescaled parameter and reports in its user's units).
     kernel : callable, optional
         ``kernel(state) -> piece or None``: a compiled integrator of the pieces in
-        ``state`` (``method="DOP853"`` only). ``piece(t, t1, z, shift, first_step, buffers,
-        rtol, atol, max_step, drift_tol, drift_on, param_floor)`` integrates one piece with
+        ``state`` (``method="DOP853"`` only). ``piece(t, t1, z, shift, g_start, first_step,
+        buffers, rtol, atol, max_step, drift_tol, drift_on, param_floor)`` integrates one
+        piece (``g_start``: the shifted event values at ``t``) with
         :func:`pathlib_core.core.dop853_kernel.dop853_piece` into the
         :class:`~pathlib_core.core.dop853_kernel.StepBuffers` ``buffers`` (the model's
         ``rhs``, ``events`` and ``residual`` in compiled form, e.g.
@@ -459,7 +460,7 @@ class _Tracer:
             piece = None if self.kernel_fn is None else self.kernel_fn(state)
             if piece is not None:
                 t_end, z_end, status, reported, dense = self._integrate_compiled(
-                    piece, t, t1, z, shift, first)
+                    piece, t, t1, z, shift, g0 + shift, first)
             else:
                 sol, status = self._integrate(t, t1, z, state, bank, g0.size, first_step=first)
                 t_end = float(sol.t[-1])
@@ -583,7 +584,7 @@ class _Tracer:
         self.n_lu += sol.nlu
         return sol, status
 
-    def _integrate_compiled(self, piece, t, t1, z, shift, first_step):
+    def _integrate_compiled(self, piece, t, t1, z, shift, g_start, first_step):
         """One piece by the client's compiled kernel (:mod:`pathlib_core.core.dop853_kernel`):
         the same steps, events and dip samples as :meth:`_integrate` followed by
         :meth:`_missed_crossing`. Returns ``(t_end, z_end, status, reported, dense)`` with
@@ -594,6 +595,7 @@ class _Tracer:
         buf = self._buffers
         drift_on = self.correct_fn is not None and self.opts.drift_check == "step"
         piece(t, t1, z, np.ascontiguousarray(shift, dtype=float),
+              np.ascontiguousarray(g_start, dtype=float),
               0.0 if first_step is None else float(first_step), buf, self.opts.rtol,
               self.opts.atol, self.opts.max_step, self.opts.drift_tol, drift_on,
               self.opts.param_floor)

@@ -44,10 +44,35 @@ _SE, _SM = 0, 1   # sample sets easy / mixed (difficult samples are not in R)
 
 
 @njit(cache=True)
+def _logistic_parts(mm):
+    """``log(1 + e^m)``, ``sigma(m)`` and ``sigma(-m)`` from one exponential, each to full
+    relative accuracy in its tail (as ``linear_models._logistic_parts``)."""
+    e = math.exp(-abs(mm))
+    inv = 1.0 / (1.0 + e)
+    softplus = max(mm, 0.0) + math.log1p(e)
+    if mm >= 0:
+        return softplus, inv, e * inv
+    return softplus, e * inv, inv
+
+
+@njit(cache=True)
+def _loss_parts(z, theta, yi, lasso, n, C):
+    """Loss, ``phi'`` and ``phi''`` of one sample at the score ``u = z'theta``: the
+    Lasso's ``(u - y)^2 / (2n)`` or the logistic ``C log(1 + exp(-y u))``."""
+    u = 0.0
+    for j in range(theta.size):
+        u += z[j] * theta[j]
+    if lasso:
+        r = u - yi
+        return r * r / (2.0 * n), r / n, 1.0 / n
+    softplus, sig, sig_c = _logistic_parts(-yi * u)
+    return C * softplus, -C * yi * sig, C * sig * sig_c
+
+
+@njit(cache=True)
 def _row_parts(t, theta, ZR, yR, isM, sc):
     """``d1, d2, v, vl, vlam`` on the rows ``R`` (see ``_GAGA._row_parts``)."""
     nr = ZR.shape[0]
-    p = ZR.shape[1]
     lasso = sc[_MODEL] == 0.0
     linear = sc[_REG] == 0.0
     n = sc[_N]
@@ -59,28 +84,7 @@ def _row_parts(t, theta, ZR, yR, isM, sc):
     vl = np.empty(nr)
     vlam = np.empty(nr)
     for i in range(nr):
-        u = 0.0
-        for j in range(p):
-            u += ZR[i, j] * theta[j]
-        if lasso:
-            r = u - yR[i]
-            loss = r * r / (2.0 * n)
-            d1[i] = r / n
-            d2[i] = 1.0 / n
-        else:
-            mm = -yR[i] * u
-            e = math.exp(-abs(mm))
-            inv = 1.0 / (1.0 + e)
-            softplus = max(mm, 0.0) + math.log1p(e)
-            if mm >= 0:
-                sig = inv
-                sig_c = e * inv
-            else:
-                sig = e * inv
-                sig_c = inv
-            loss = C * softplus
-            d1[i] = -C * yR[i] * sig
-            d2[i] = C * sig * sig_c
+        loss, d1[i], d2[i] = _loss_parts(ZR[i], theta, yR[i], lasso, n, C)
         if linear:
             v[i] = 1.0 - loss / t
             vl[i] = -1.0 / t
@@ -205,15 +209,7 @@ def events(t, theta, Z, y, part, ZR, ZRA, ZRI, yR, isM, A, inactive, penA, alpha
     gmix = sc[_MIX]
     lo = t * gmix / (t + gmix) if not linear else 0.0
     for i in range(n):
-        u = 0.0
-        for j in range(p):
-            u += Z[i, j] * theta[j]
-        if lasso:
-            r = u - y[i]
-            loss = r * r / (2.0 * ns)
-        else:
-            mm = -y[i] * u
-            loss = C * (max(mm, 0.0) + math.log1p(math.exp(-abs(mm))))
+        loss = _loss_parts(Z[i], theta, y[i], lasso, ns, C)[0]
         if linear:
             out[i] = ((t - loss) if part[i] == 0 else (loss - t)) / t
         else:
@@ -311,12 +307,12 @@ def state_residual(t, theta, ZR, ZRA, yR, isM, A, penA, alpha, signs, sc):
 
 @njit(cache=True)
 def run_piece(Z, y, part, ZR, ZRA, ZRI, yR, isM, A, inactive, penA, alpha, signs, fresh, sc,
-              t0, z0, t1, shift, first_step, rtol, atol, max_step, drift_tol, drift_on, floor,
+              t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, drift_tol, drift_on,
+              floor,
               req_t, req_y, f_buf, g_buf, r_buf, out_t, out_step, out_yold, out_F, out_z,
               info):
     """One piece of the age-path: :func:`dop853_piece` driven by this module's functions."""
-    m = g_buf.size
-    for code in dop853_piece(t0, z0, t1, shift, m, first_step, rtol, atol, max_step,
+    for code in dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step,
                              drift_tol, drift_on, floor, req_t, req_y, f_buf, g_buf, r_buf,
                              out_t, out_step, out_yold, out_F, out_z, info):
         t = req_t[0]

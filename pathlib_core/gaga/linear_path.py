@@ -242,9 +242,10 @@ class _GAGA:
         args = c.kernel_args
         n_events = c.n_events
 
-        def piece(t, t1, z, shift, first_step, buf, rtol, atol, max_step, drift_tol,
-                  drift_on, floor):
-            _k.run_piece(*args, sc, float(t), z, float(t1), shift, first_step, rtol, atol,
+        def piece(t, t1, z, shift, g_start, first_step, buf, rtol, atol, max_step,
+                  drift_tol, drift_on, floor):
+            _k.run_piece(*args, sc, float(t), z, float(t1), shift, g_start, first_step, rtol,
+                         atol,
                          max_step, drift_tol, drift_on, floor, buf.req_t, buf.req_y,
                          buf.f_buf, buf.g_buf(n_events), buf.r_buf, buf.out_t, buf.out_step,
                          buf.out_yold, buf.out_F, buf.out_z, buf.info)

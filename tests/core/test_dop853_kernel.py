@@ -25,9 +25,9 @@ _M = np.array([[-0.1, 1.0], [-1.0, -0.1]])
 
 
 @njit
-def _drive(t0, z0, t1, shift, first, drift_tol, drift_on, floor, req_t, req_y, f_buf, g_buf,
-           r_buf, out_t, out_step, out_yold, out_F, out_z, info):
-    for code in dop853_piece(t0, z0, t1, shift, g_buf.size, first, 1e-10, 1e-12, np.inf,
+def _drive(t0, z0, t1, shift, g_start, first, drift_tol, drift_on, floor, req_t, req_y,
+           f_buf, g_buf, r_buf, out_t, out_step, out_yold, out_F, out_z, info):
+    for code in dop853_piece(t0, z0, t1, shift, g_start, first, 1e-10, 1e-12, np.inf,
                              drift_tol, drift_on, floor, req_t, req_y, f_buf, g_buf, r_buf,
                              out_t, out_step, out_yold, out_F, out_z, info):
         y = req_y
@@ -42,10 +42,10 @@ def _drive(t0, z0, t1, shift, first, drift_tol, drift_on, floor, req_t, req_y, f
             break
 
 
-def _piece(t, t1, z, shift, first_step, buf, rtol, atol, max_step, drift_tol, drift_on,
-           floor):
+def _piece(t, t1, z, shift, g_start, first_step, buf, rtol, atol, max_step, drift_tol,
+           drift_on, floor):
     assert (rtol, atol) == (1e-10, 1e-12)
-    _drive(t, z, t1, shift, first_step, drift_tol, drift_on, floor, buf.req_t, buf.req_y,
+    _drive(t, z, t1, shift, g_start, first_step, drift_tol, drift_on, floor, buf.req_t, buf.req_y,
            buf.f_buf, buf.g_buf(1), buf.r_buf, buf.out_t, buf.out_step, buf.out_yold,
            buf.out_F, buf.out_z, buf.info)
 
@@ -88,8 +88,8 @@ def _exact(t):
 def test_step_buffers_and_dense_output():
     buf = StepBuffers(2, max_steps=4)
     assert buf.g_buf(3).shape == (3,) and buf.g_buf(3) is buf.g_buf(3)
-    _piece(0.5, 9.0, np.array([1.0, 0.0]), np.zeros(1), 0.0, buf, 1e-10, 1e-12, np.inf,
-           1e-8, False, 1.0)
+    _piece(0.5, 9.0, np.array([1.0, 0.0]), np.zeros(1), np.array([1.5]), 0.0, buf, 1e-10,
+           1e-12, np.inf, 1e-8, False, 1.0)
     status, n = int(buf.info[0]), int(buf.info[1])
     assert (status, n) == (3, 4)           # the buffer is full after 4 steps
     dense = buf.dense()
