@@ -31,6 +31,13 @@ What it reproduces of the Python piece (:meth:`_Tracer._integrate` and
 - every step, up to the located crossing, is sampled at ``1/5, ..., 5/5`` of its length; a
   component below ``-1e-10`` there is a crossing the sign check missed, located by bisection.
 
+One difference: the expensive component ``heavy`` (a fold monitor, the eigenvalues of a
+Jacobian, about 90 % of an event evaluation on an SVM piece) is evaluated at the step ends
+and while its own crossing is located, but not in the dip samples. A fold is an eigenvalue
+of the Jacobian reaching zero, where the branch's slope grows without bound; an eigenvalue
+that reaches zero and turns back within one accepted step is not a case the step-size
+control lets through. Everywhere else the piece is the Python one.
+
 Status codes (``info[0]``): :data:`FINISHED` (``t1`` reached), :data:`EVENT` (an event ended
 the piece; ``info[2]`` is its component, ``m`` for the drift component, and ``info[6]`` is 1
 for a dip found by sampling), :data:`FAILED` (step below scipy's minimum),
@@ -46,10 +53,11 @@ from scipy.integrate._ivp import dop853_coefficients as _c
 
 from .linalg import njit
 
-__all__ = ["dop853_piece", "DenseSteps", "StepBuffers", "RHS", "EVENTS", "RESIDUAL",
+__all__ = ["dop853_piece", "DenseSteps", "StepBuffers", "RHS", "EVENTS", "EVENTS_LIGHT",
+           "RESIDUAL",
            "FINISHED", "EVENT", "FAILED", "BUFFER_FULL"]
 
-RHS, EVENTS, RESIDUAL = 1, 2, 3
+RHS, EVENTS, RESIDUAL, EVENTS_LIGHT = 1, 2, 3, 4
 FINISHED, EVENT, FAILED, BUFFER_FULL = 0, 1, 2, 3
 
 _NS = _c.N_STAGES                      # 12 stages
@@ -167,9 +175,9 @@ def _brent_next(st, fx):
 # Not cached itself: numba cannot compile a consumer against a generator loaded from its
 # cache (KeyError in get_generator_impl). Each consumer (cached) compiles it in.
 @njit
-def dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, drift_tol, drift_on,
-                 floor, req_t, req_y, f_buf, g_buf, r_buf, out_t, out_step, out_yold, out_F,
-                 out_z, info):
+def dop853_piece(t0, z0, t1, shift, g_start, heavy, first_step, rtol, atol, max_step,
+                 drift_tol, drift_on, floor, req_t, req_y, f_buf, g_buf, r_buf, out_t, out_step,
+                 out_yold, out_F, out_z, info):
     """Integrate ``dz/dt = f(t, z)`` from ``(t0, z0)`` towards ``t1`` until an event fires.
 
     A reverse-communication generator (see the module docstring): it yields :data:`RHS`
@@ -177,7 +185,10 @@ def dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, d
     values into ``g_buf``; the piece adds ``shift``) or :data:`RESIDUAL` (write the drift
     residual into ``r_buf[0]``), and finally 0. ``g_start`` holds the shifted event values
     at the start (``g + shift``, computed by the caller); ``first_step <= 0`` selects the
-    heuristic.
+    heuristic. ``heavy`` is the index of an expensive event component (a fold monitor's
+    eigenvalues; ``-1``: none): where the piece needs other components only (the dip
+    samples, and locating another component's crossing) it yields :data:`EVENTS_LIGHT`, and
+    the consumer may write any value ``>= 1`` for that component instead of computing it.
 
     Outputs: ``out_t[:n + 1]`` the step ends (the last one the event or ``t1``),
     ``out_step[i] = (t_old, h)`` and ``out_yold[i]``, ``out_F[i]`` the dense output of step
@@ -417,7 +428,7 @@ def dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, d
                     req_t[0] = x
                     req_y[:] = dense_y
                     if k < m:
-                        yield EVENTS
+                        yield EVENTS if k == heavy else EVENTS_LIGHT
                         n_ev += 1
                         val = g_buf[k] + shift[k]
                     else:
@@ -453,7 +464,7 @@ def dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, d
                 dense_point(out_F[i], out_yold[i], (tau - t_old) / h, dense_y)
                 req_t[0] = tau
                 req_y[:] = dense_y
-                yield EVENTS
+                yield EVENTS_LIGHT
                 n_ev += 1
                 kmin = 0
                 gmin = g_buf[0] + shift[0]
@@ -472,7 +483,7 @@ def dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, d
                         dense_point(out_F[i], out_yold[i], (mid - t_old) / h, dense_y)
                         req_t[0] = mid
                         req_y[:] = dense_y
-                        yield EVENTS
+                        yield EVENTS_LIGHT
                         n_ev += 1
                         if g_buf[kmin] + shift[kmin] < 0.0:
                             hi = mid

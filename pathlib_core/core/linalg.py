@@ -54,8 +54,8 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["njit", "border_add", "border_remove", "load_block", "border_append", "border_drop",
            "gradient_drift", "refine_two", "smallest_two", "next_box_event", "box_point",
-           "schur_complement", "psd_screen", "REFACTOR_EVERY", "REFACTOR_EVERY_VERIFIED",
-           "DRIFT_TOL"]
+           "schur_complement", "psd_screen", "solve_square", "REFACTOR_EVERY",
+           "REFACTOR_EVERY_VERIFIED", "DRIFT_TOL"]
 
 #: updates of a bordered inverse between two rebuilds from scratch (drift control)
 REFACTOR_EVERY = 50
@@ -422,3 +422,27 @@ def psd_screen(K, tol):
             if abs(K[i, j]) > ri * root[j] + tol:
                 return False
     return True
+
+
+@njit(cache=True)
+def solve_square(J, b, rcond):
+    """``J x = b`` for a small dense square ``J`` (LAPACK's ``gesv``); where ``J`` is exactly
+    singular or the solution is not finite, the least-squares solution with singular values
+    below ``rcond`` times the largest cut off (``gelsd``). Never raises on a singular
+    ``J``: the compiled path engines call it at every right-hand-side evaluation."""
+    if J.shape[0] == 0:
+        return b.copy()
+    ok = True
+    try:
+        x = np.linalg.solve(J, b)
+    except Exception:  # noqa: BLE001 - numba raises a generic error for a singular J
+        ok = False
+        x = b.copy()
+    if ok:
+        for v in x:
+            if not np.isfinite(v):
+                ok = False
+                break
+    if not ok:
+        x = np.linalg.lstsq(J, b, rcond=rcond)[0]
+    return x

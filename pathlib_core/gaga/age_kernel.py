@@ -10,8 +10,7 @@ methods they replace, term for term:
   coordinates ``A`` with ``J = Z_RA' diag(W) Z_RA + diag(pen_A)``, ``W = v phi'' + (dv/dl)
   phi'^2`` and ``F_lambda = Z_RA' ((dv/dlambda) phi')`` over the samples ``R`` with
   ``v > 0`` (Proposition 2, eqs. (11)-(12), for the Lasso; Theorem 5, eq. (25), for
-  logistic regression). ``J`` is factorized by LU with partial pivoting; an exactly
-  singular ``J`` falls back to least squares, as in Python;
+  logistic regression), solved by LAPACK (least squares where ``J`` is exactly singular);
 - the events: each sample's distance to the threshold of its set, relative to the age; for
   the Lasso each active coefficient's sign and each inactive feature's correlation margin
   ``alpha_j - |corr_j|`` relative to the size of its terms; the fold condition on the
@@ -32,8 +31,8 @@ import math
 
 import numpy as np
 
-from ..core.dop853_kernel import EVENTS, RESIDUAL, RHS, dop853_piece
-from ..core.linalg import njit
+from ..core.dop853_kernel import EVENTS, EVENTS_LIGHT, RESIDUAL, RHS, dop853_piece
+from ..core.linalg import njit, solve_square
 
 __all__ = ["rhs", "events", "state_residual", "run_piece", "SC_SIZE"]
 
@@ -129,43 +128,6 @@ def _jac(ZRA, penA, d1, d2, v, vl, vlam):
 
 
 @njit(cache=True)
-def _solve(J, b):
-    """``J x = b`` by LU with partial pivoting; least squares if a pivot is exactly 0."""
-    k = b.size
-    M = J.copy()
-    x = b.copy()
-    for c in range(k):
-        piv = c
-        best = abs(M[c, c])
-        for r in range(c + 1, k):
-            if abs(M[r, c]) > best:
-                best = abs(M[r, c])
-                piv = r
-        if best == 0.0:
-            return np.linalg.lstsq(J, b)[0]
-        if piv != c:
-            for q in range(k):
-                tmp = M[c, q]
-                M[c, q] = M[piv, q]
-                M[piv, q] = tmp
-            tmp = x[c]
-            x[c] = x[piv]
-            x[piv] = tmp
-        for r in range(c + 1, k):
-            f = M[r, c] / M[c, c]
-            if f != 0.0:
-                for q in range(c + 1, k):
-                    M[r, q] -= f * M[c, q]
-                x[r] -= f * x[c]
-    for c in range(k - 1, -1, -1):
-        acc = x[c]
-        for q in range(c + 1, k):
-            acc -= M[c, q] * x[q]
-        x[c] = acc / M[c, c]
-    return x
-
-
-@njit(cache=True)
 def rhs(t, theta, ZR, ZRA, yR, isM, A, penA, sc, out):
     """``dw/dlambda`` (the ODE (6)) into ``out`` (0 off the moving coordinates)."""
     for j in range(out.size):
@@ -174,7 +136,7 @@ def rhs(t, theta, ZR, ZRA, yR, isM, A, penA, sc, out):
         return
     d1, d2, v, vl, vlam = _row_parts(t, theta, ZR, yR, isM, sc)
     J, Flam, _, _ = _jac(ZRA, penA, d1, d2, v, vl, vlam)
-    x = _solve(J, Flam)
+    x = solve_square(J, Flam, -1.0)
     for a in range(A.size):
         out[A[a]] = -x[a]
 
@@ -199,8 +161,9 @@ def _scaled_eigs(J, ZRA, penA, W, balance):
 
 @njit(cache=True)
 def events(t, theta, Z, y, part, ZR, ZRA, ZRI, yR, isM, A, inactive, penA, alpha, signs,
-           fresh, sc, lift, out):
-    """The event vector of ``_GAGA.events`` into ``out`` (length ``n + d_lasso + 2``)."""
+           fresh, sc, lift, out, with_fold=True):
+    """The event vector of ``_GAGA.events`` into ``out`` (length ``n + d_lasso + 2``);
+    without ``with_fold`` the fold component is 1 (not computed)."""
     n, p = Z.shape
     lasso = sc[_MODEL] == 0.0
     linear = sc[_REG] == 0.0
@@ -244,7 +207,7 @@ def events(t, theta, Z, y, part, ZR, ZRA, ZRI, yR, isM, A, inactive, penA, alpha
             out[n + j] = (alpha[j] - abs(corr)) / (alpha[j] + csc)
     fold = 1.0
     k = J.shape[0]
-    if k > 0:
+    if k > 0 and with_fold:
         ev = _scaled_eigs(J, ZRA, penA, W, sc[_BALANCE] != 0.0)
         top = 0.0
         for a in range(k):
@@ -307,20 +270,19 @@ def state_residual(t, theta, ZR, ZRA, yR, isM, A, penA, alpha, signs, sc):
 
 @njit(cache=True)
 def run_piece(Z, y, part, ZR, ZRA, ZRI, yR, isM, A, inactive, penA, alpha, signs, fresh, sc,
-              t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step, drift_tol, drift_on,
-              floor,
-              req_t, req_y, f_buf, g_buf, r_buf, out_t, out_step, out_yold, out_F, out_z,
-              info):
+              t0, z0, t1, shift, g_start, heavy, first_step, rtol, atol, max_step, drift_tol,
+              drift_on, floor, req_t, req_y, f_buf, g_buf, r_buf, out_t, out_step, out_yold,
+              out_F, out_z, info):
     """One piece of the age-path: :func:`dop853_piece` driven by this module's functions."""
-    for code in dop853_piece(t0, z0, t1, shift, g_start, first_step, rtol, atol, max_step,
+    for code in dop853_piece(t0, z0, t1, shift, g_start, heavy, first_step, rtol, atol, max_step,
                              drift_tol, drift_on, floor, req_t, req_y, f_buf, g_buf, r_buf,
                              out_t, out_step, out_yold, out_F, out_z, info):
         t = req_t[0]
         if code == RHS:
             rhs(t, req_y, ZR, ZRA, yR, isM, A, penA, sc, f_buf)
-        elif code == EVENTS:
+        elif code == EVENTS or code == EVENTS_LIGHT:
             events(t, req_y, Z, y, part, ZR, ZRA, ZRI, yR, isM, A, inactive, penA, alpha,
-                   signs, fresh, sc, True, g_buf)
+                   signs, fresh, sc, True, g_buf, code == EVENTS)
         elif code == RESIDUAL:
             r_buf[0] = state_residual(t, req_y, ZR, ZRA, yR, isM, A, penA, alpha, signs, sc)
         else:

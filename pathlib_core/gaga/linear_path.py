@@ -244,8 +244,8 @@ class _GAGA:
 
         def piece(t, t1, z, shift, g_start, first_step, buf, rtol, atol, max_step,
                   drift_tol, drift_on, floor):
-            _k.run_piece(*args, sc, float(t), z, float(t1), shift, g_start, first_step, rtol,
-                         atol,
+            _k.run_piece(*args, sc, float(t), z, float(t1), shift, g_start, n_events - 2,
+                         first_step, rtol, atol,
                          max_step, drift_tol, drift_on, floor, buf.req_t, buf.req_y,
                          buf.f_buf, buf.g_buf(n_events), buf.r_buf, buf.out_t, buf.out_step,
                          buf.out_yold, buf.out_F, buf.out_z, buf.info)
@@ -640,6 +640,21 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
     gamma : float > 0 or "scale", default "scale"
         SVM with ``kernel="rbf"`` only: the kernel width (``"scale"``: scikit-learn's
         ``1 / (n_features * X.var())``).
+    rtol, atol : float, default 1e-10, 1e-12
+        DOP853's tolerances on each piece (its dense output is the path between
+        breakpoints).
+    drift_tol : float, default 1e-9
+        Newton-correct the piece's equations when their residual exceeds it.
+    fold_tol : float, default 1e-6
+        Relative size of the smallest eigenvalue of ``J`` at which a fold (a jump point) is
+        declared.
+    max_events : int, default 10000
+        Cap on the number of critical points.
+    compiled : bool, default True
+        Integrate each piece at compiled speed (:mod:`pathlib_core.core.dop853_kernel` driven
+        by :mod:`~pathlib_core.gaga.age_kernel` or :mod:`~pathlib_core.gaga.svm_kernel`);
+        ``False`` steps scipy's DOP853 from Python. Both take the same steps and locate the
+        same breakpoints (to rounding); the switch exists for that comparison.
 
     Returns
     -------
@@ -682,7 +697,8 @@ def age_path(X, y, *, model: str, regularizer: str, age_min: float, age_max: flo
         return svm_age_path(X, y, regularizer=regularizer, age_min=age_min, age_max=age_max,
                             C=C, mixture=mixture, kernel="linear" if kernel is None else kernel,
                             gamma=gamma, rtol=rtol, atol=atol,
-                            drift_tol=drift_tol, fold_tol=fold_tol, max_events=max_events)
+                            drift_tol=drift_tol, fold_tol=fold_tol, max_events=max_events,
+                            compiled=compiled)
     X, y, m, mixture = _validate(X, y, model, regularizer, alpha, C, mixture, path=True)
     if kernel is not None:
         raise ValueError("kernel is only used by model='svm'; got a kernel for "

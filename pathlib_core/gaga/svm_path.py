@@ -62,11 +62,11 @@ from ..core.exceptions import PathFollowingError, SolverError
 from ..core.ode_path import Update, follow_path
 from ..core.threads import single_blas_thread
 from ..core.validation import positive_scalar
+from . import svm_kernel as _k
 from .alternating import alternate, polish
 from .checks import check_age_range
 from .docstrings import fill_doc
 from .exceptions import DegenerateStartError, IllPosedError
-from .regularizers import _sp_slope, sp_weights
 from .scaling import map_path, unchanged
 from .svm_dual import (
     _D,
@@ -85,10 +85,6 @@ __all__ = ["svm_age_path"]
 
 
 _ZERO_EIG = 1e-9  # |eig J| below this (relative) is a structural zero (exact degeneracy)
-
-
-#: margins and multipliers cross their bounds (an event) only beyond this relative rounding
-_NOISE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -119,6 +115,12 @@ class _SVMGAGA:
         self.age_factor = 1.0
         self.alpha_factor = 1.0
         self._recent: list[tuple[float, tuple]] = []
+        self._k_key, self._k_val = None, None
+        self._arrays = (np.ascontiguousarray(svm.Q, dtype=float),
+                        np.ascontiguousarray(svm.absQ, dtype=float),
+                        np.ascontiguousarray(svm.y, dtype=float),
+                        np.ascontiguousarray(svm.Cv, dtype=float),
+                        np.ascontiguousarray(svm.aunit, dtype=float))
 
     # sets
     def free(self, st: _State) -> np.ndarray:
@@ -213,71 +215,66 @@ class _SVMGAGA:
         out[:-1][F] = u[1:]
         return out
 
+    def _kargs(self, st: _State):
+        """The arrays and scalars of state ``st`` for :mod:`~pathlib_core.gaga.svm_kernel`
+        (cached for the last state and KKT flag)."""
+        key = (st, self._pending_kkt)
+        if self._k_key is None or self._k_key[0] is not st or self._k_key[1] != key[1]:
+            s = self.s
+            sc = np.array([0.0 if s.reg == "linear" else 1.0, float(s.C),
+                           float(s.mixture) if s.mixture is not None else 0.0,
+                           float(st.n_neg), float(st.n_zero),
+                           self.fold_tol if st.fold_floor is None else st.fold_floor,
+                           1.0 if self._pending_kkt else 0.0])
+            self._k_key = key
+            self._k_val = (self._arrays[0], self._arrays[1], self._arrays[2],
+                           self._arrays[3], self._arrays[4], st.part,
+                           self.free(st).astype(np.int64), sc)
+        return self._k_val
+
     def rhs(self, t, z, st: _State):
-        _, dlam, F = self.system(t, z, st)
-        J = self.jac(t, z, st)
-        du = None
-        if st.n_zero == 0:
-            try:
-                du = -np.linalg.solve(J, dlam)
-            except np.linalg.LinAlgError:
-                du = None
-        if du is None:  # singular but consistent (dual degeneracy): minimum-norm direction
-            du = -np.linalg.lstsq(J, dlam, rcond=_ZERO_EIG)[0]
-        out = np.zeros_like(z)
-        out[-1] = du[0]
-        out[:-1][F] = du[1:]
+        """``dz/dlambda`` (:func:`~pathlib_core.gaga.svm_kernel.rhs`)."""
+        Q, absQ, y, Cv, _, part, F, sc = self._kargs(st)
+        out = np.zeros(self.s.n + 1)
+        _k.rhs(float(t), np.ascontiguousarray(z, dtype=float), Q, absQ, y, Cv, part, F, sc,
+               out)
         return out
 
     def state_residual(self, t, z, st: _State) -> float:
-        """The piece's equations at ``z``, each against the size of its terms."""
-        res, _, _, sc = self.system(t, z, st, scales=True)
-        r = np.divide(np.abs(res), sc, out=np.zeros_like(res), where=sc > 0)
-        return float(np.max(r))
+        """The piece's equations at ``z``, each against the size of its terms
+        (:func:`~pathlib_core.gaga.svm_kernel.state_residual`)."""
+        Q, absQ, y, Cv, _, part, F, sc = self._kargs(st)
+        return _k.state_residual(float(t), np.ascontiguousarray(z, dtype=float), Q, absQ, y,
+                                 Cv, part, F, sc)
 
     def residual(self, t, z, st=None) -> float:
         return self.s.certificate(z, t)
 
     def events(self, t, z, st: _State):
-        s = self.s
-        a = z[:-1]
-        loss = s.losses(z)
-        # every condition in the units of the certificate (violations): g relative to the
-        # size of its terms, alpha_i in the units of its lower and upper bound
-        g, sz, _, nu_lo, nu_up = s._scales(
-            z, sp_weights(loss, t, regularizer=s.reg, mixture=s.mixture),
-            _sp_slope(loss, t, s.reg, s.mixture, widen=1e-8))
-        part = st.part
-        ev = np.ones(s.n)
-        # (offset by _NOISE: a margin that stays at 0 to rounding, e.g. a margin point whose
-        # kernel row depends on the others', does not fire on its rounding noise)
-        gs = g / sz
-        ev[part == _N] = _NOISE - gs[part == _N]
-        zz = part == _Z
-        ev[zz] = _NOISE + np.minimum(a[zz] / nu_lo[zz], (s.Cv[zz] - a[zz]) / nu_up[zz])
-        if s.reg == "linear":
-            p = part == _P
-            ev[p] = np.minimum(_NOISE + gs[p], (t - loss[p]) / t)
-            dd = part == _D
-            ev[dd] = (loss[dd] - t) / t
-        else:
-            rt = np.sqrt(loss)
-            lo = t * s.mixture / (t + s.mixture)
-            p, m, dd = part == _P, part == _M, part == _D
-            ev[p] = np.minimum(_NOISE + gs[p], (lo - rt[p]) / t)
-            ev[m] = np.minimum(rt[m] - lo, t - rt[m]) / t
-            ev[dd] = (rt[dd] - t) / t
-        J = self.jac(t, z, st)
-        fold = 1.0
-        w = np.linalg.eigvalsh(J)
-        scale = max(float(np.max(np.abs(w))), 1e-300)
-        q = st.n_neg
-        ftol = self.fold_tol if st.fold_floor is None else st.fold_floor
-        if q + st.n_zero < w.size:  # the structural zeros sit between the two groups
-            fold = min(fold, w[q + st.n_zero] / scale - ftol)
-        if q > 0:
-            fold = min(fold, -w[q - 1] / scale - ftol)
-        return np.r_[ev, fold, -1.0 if self._pending_kkt else 1.0]
+        """Every condition of the sets in the units of the certificate (violations): a
+        margin relative to the size of its terms, ``alpha_i`` in the units of its lower and
+        upper bound, each offset by ``1e-12`` (a margin that stays at 0 to rounding, e.g. a
+        margin point whose kernel row depends on the others', does not fire on its
+        rounding noise); then the fold of ``J`` and the KKT monitor
+        (:func:`~pathlib_core.gaga.svm_kernel.events`)."""
+        a = self._kargs(st)
+        out = np.empty(self.s.n + 2)
+        _k.events(float(t), np.ascontiguousarray(z, dtype=float), *a, out)
+        return out
+
+    def kernel(self, st: _State):
+        """The compiled piece of state ``st`` for :func:`follow_path`
+        (:func:`~pathlib_core.gaga.svm_kernel.run_piece`)."""
+        a = self._kargs(st)
+
+        def piece(t, t1, z, shift, g_start, first_step, buf, rtol, atol, max_step,
+                  drift_tol, drift_on, floor):
+            _k.run_piece(*a, float(t), z, float(t1), shift, g_start, self.s.n, first_step,
+                         rtol, atol, max_step, drift_tol, drift_on, floor, buf.req_t, buf.req_y,
+                         buf.f_buf, buf.g_buf(self.s.n + 2), buf.r_buf, buf.out_t,
+                         buf.out_step, buf.out_yold, buf.out_F, buf.out_z, buf.info)
+
+        return piece
 
     def correct(self, t, z, st: _State):
         z = z.copy()
@@ -530,7 +527,7 @@ class _SVMGAGA:
 def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: float = 1.0,
                  mixture: float | None = None, kernel="linear", gamma="scale", rtol: float = 1e-10,
                  atol: float = 1e-12, drift_tol: float = 1e-9, fold_tol: float = 1e-6,
-                 max_events: int = 10_000):
+                 max_events: int = 10_000, compiled: bool = True):
     r"""Exact age-path of the self-paced SVM (eq. 7, Proposition 1, Algorithm 3).
 
     The partial optimum of the self-paced SVM objective (eqs. 2 and 7),
@@ -566,7 +563,7 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
         Hinge-loss weight.
     {mixture}
     {kernel_parameters}
-    rtol, atol, drift_tol, fold_tol, max_events
+    rtol, atol, drift_tol, fold_tol, max_events, compiled
         Integration and event controls, as in :func:`~pathlib_core.gaga.linear_path.age_path`.
 
     Returns
@@ -614,7 +611,8 @@ def svm_age_path(X, y, *, regularizer: str, age_min: float, age_max: float, C: f
                        residual=g.state_residual, correct=g.correct, record=record,
                        state=g.state_from(z0, tau_min), rtol=rtol, atol=atol,
                        drift_tol=drift_tol, max_events=max_events, param_name="age",
-                       param_floor=0.0, param_unit=f)
+                       param_floor=0.0, param_unit=f,
+                       kernel=g.kernel if compiled else None)
     info = dict(path.info)
     info.update(n_turning=sum(1 for e in path.events if e.kind == "turning"),
                 acs_iterations=g.n_acs_iter, n_fallbacks=g.n_fallbacks,

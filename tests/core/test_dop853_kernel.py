@@ -12,6 +12,7 @@ import pytest
 
 from pathlib_core.core.dop853_kernel import (
     EVENTS,
+    EVENTS_LIGHT,
     RESIDUAL,
     RHS,
     DenseSteps,
@@ -27,14 +28,14 @@ _M = np.array([[-0.1, 1.0], [-1.0, -0.1]])
 @njit
 def _drive(t0, z0, t1, shift, g_start, first, drift_tol, drift_on, floor, req_t, req_y,
            f_buf, g_buf, r_buf, out_t, out_step, out_yold, out_F, out_z, info):
-    for code in dop853_piece(t0, z0, t1, shift, g_start, first, 1e-10, 1e-12, np.inf,
+    for code in dop853_piece(t0, z0, t1, shift, g_start, -1, first, 1e-10, 1e-12, np.inf,
                              drift_tol, drift_on, floor, req_t, req_y, f_buf, g_buf, r_buf,
                              out_t, out_step, out_yold, out_F, out_z, info):
         y = req_y
         if code == RHS:
             f_buf[0] = -0.1 * y[0] + y[1]
             f_buf[1] = -y[0] - 0.1 * y[1]
-        elif code == EVENTS:
+        elif code == EVENTS or code == EVENTS_LIGHT:
             g_buf[0] = y[0] + 0.5
         elif code == RESIDUAL:
             r_buf[0] = 0.0

