@@ -94,12 +94,34 @@ def dense_point(F, y_old, x, out):
 
 
 @njit(cache=True)
+def _stage_point(K, a, s, y, h, out):
+    """``out = y + h sum_{q < s} a_q K_q``: the point of a Runge-Kutta stage."""
+    for j in range(y.size):
+        acc = 0.0
+        for q in range(s):
+            acc += a[q] * K[q, j]
+        out[j] = y[j] + acc * h
+
+
+@njit(cache=True)
 def _rms_scaled(a, scale):
     s = 0.0
     for j in range(a.size):
         q = a[j] / scale[j]
         s += q * q
     return math.sqrt(s / a.size) if a.size else 0.0
+
+
+@njit(cache=True)
+def _bracket_next(q, t_old, t):
+    """The first sample ``t_old + frac (t - t_old)``, ``frac = _BRACKET_FRACS[q:]``,
+    distinct from ``t_old``, with its index (``_BRACKET_FRACS.size``: none left)."""
+    while q < _BRACKET_FRACS.size:
+        x = t_old + _BRACKET_FRACS[q] * (t - t_old)
+        if x != t_old:
+            return q, x
+        q += 1
+    return q, t_old
 
 
 @njit(cache=True)
@@ -303,17 +325,11 @@ def dop853_piece(t0, z0, t1, shift, g_start, heavy, first_step, rtol, atol, max_
             for j in range(p):
                 K[0, j] = f[j]
             for s in range(1, _NS):
-                for j in range(p):
-                    acc = 0.0
-                    for q in range(s):
-                        acc += _A[s, q] * K[q, j]
-                    yy[j] = y[j] + acc * h
+                _stage_point(K, _A[s], s, y, h, req_y)
                 req_t[0] = t + _C[s] * h
-                req_y[:] = yy
                 yield RHS
                 n_rhs += 1
-                for j in range(p):
-                    K[s, j] = f_buf[j]
+                K[s, :] = f_buf
             for j in range(p):
                 acc = 0.0
                 for q in range(_NS):
@@ -360,17 +376,11 @@ def dop853_piece(t0, z0, t1, shift, g_start, heavy, first_step, rtol, atol, max_
             break
         # the dense output of the accepted step (three extra stages)
         for s in range(3):
-            for j in range(p):
-                acc = 0.0
-                for q in range(_NS + 1 + s):
-                    acc += _AX[s, q] * K[q, j]
-                yy[j] = y[j] + acc * h
+            _stage_point(K, _AX[s], _NS + 1 + s, y, h, req_y)
             req_t[0] = t + _CX[s] * h
-            req_y[:] = yy
             yield RHS
             n_rhs += 1
-            for j in range(p):
-                K[_NS + 1 + s, j] = f_buf[j]
+            K[_NS + 1 + s, :] = f_buf
         i = n_steps
         out_step[i, 0] = t
         out_step[i, 1] = h
@@ -413,14 +423,8 @@ def dop853_piece(t0, z0, t1, shift, g_start, heavy, first_step, rtol, atol, max_
                 # the bracket's left end: a component exactly 0 at the step start is
                 # sampled at _BRACKET_FRACS until it is positive (it may rise and come
                 # back down within the step); then Brent's method on [a, t]
-                q = 0 if g[k] == 0.0 else _BRACKET_FRACS.size
                 done = False
-                x = t_old
-                while q < _BRACKET_FRACS.size:
-                    x = t_old + _BRACKET_FRACS[q] * (t - t_old)
-                    if x != t_old:
-                        break
-                    q += 1
+                q, x = _bracket_next(0 if g[k] == 0.0 else _BRACKET_FRACS.size, t_old, t)
                 if q == _BRACKET_FRACS.size:
                     done, x = _brent_start(bst, t_old, g[k], t, g_new[k])
                 while not done:
@@ -441,11 +445,7 @@ def dop853_piece(t0, z0, t1, shift, g_start, heavy, first_step, rtol, atol, max_
                             q = _BRACKET_FRACS.size
                             done, x = _brent_start(bst, x, val, t, g_new[k])
                         else:
-                            while q < _BRACKET_FRACS.size:
-                                x = t_old + _BRACKET_FRACS[q] * (t - t_old)
-                                if x != t_old:
-                                    break
-                                q += 1
+                            q, x = _bracket_next(q, t_old, t)
                             if q == _BRACKET_FRACS.size:
                                 done, x = _brent_start(bst, t_old, g[k], t, g_new[k])
                     else:

@@ -56,6 +56,11 @@ _FRAGMENTS = {
         Parameter of the mixture regularizer, the paper's :math:`\\gamma` (required for it,
         ignored by the others).
 """,
+    "linear_age_range": """\
+    age_min, age_max : float, default 0.1 and 20.0
+        The age range traced (from ``2 age_min``, ``4 age_min`` or ``8 age_min`` where the
+        path cannot start at ``age_min``; ``age_min_`` is the start used).
+""",
     "estimator_selection": """\
     validation_fraction : float in (0, 1), default 0.25
         Held-out share of ``(X, y)`` when ``fit`` gets no ``X_val``.

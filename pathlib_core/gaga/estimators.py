@@ -182,9 +182,7 @@ class SelfPacedLasso(RegressorMixin, _LinearSelfPaced, BaseEstimator):
     regularizer : {"linear", "mixture"}, default "linear"
         SP-regularizer.
     {mixture}
-    age_min, age_max : float, default 0.1 and 20.0
-        The age range traced (from ``2 age_min``, ``4 age_min`` or ``8 age_min`` where the
-        path cannot start at ``age_min``; ``age_min_`` is the start used).
+    {linear_age_range}
     {estimator_selection}
 
     Attributes
@@ -284,9 +282,7 @@ class SelfPacedLogisticRegression(_SelfPacedClassifier, ClassifierMixin, _Linear
     regularizer : {"linear", "mixture"}, default "linear"
         SP-regularizer.
     {mixture}
-    age_min, age_max : float, default 0.1 and 20.0
-        The age range traced (from ``2 age_min``, ``4 age_min`` or ``8 age_min`` where the
-        path cannot start at ``age_min``; ``age_min_`` is the start used).
+    {linear_age_range}
     {estimator_selection}
 
     Attributes
