@@ -77,10 +77,14 @@ def _machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def parse_args(description: str) -> argparse.Namespace:
+def parse_args(description: str, *, peer_gaga: bool = False) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", type=Path, required=True, help="where to write the JSON report")
     ap.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
+    if peer_gaga:
+        ap.add_argument("--peer-gaga", type=Path, default=None, metavar="PATH",
+                        help="a checkout of the published GAGA code (github.com/diyang-lee/GAGA)"
+                             ": adds the rows timed against it (skipped without it)")
     return ap.parse_args()
 
 
