@@ -137,6 +137,7 @@ def bench(repeat: int) -> list[dict]:
                               goal=">= 5x faster", goal_ratio=5.0, higher_is_better=True,
                               speedup=t_acs / t_path, ours_cpu_s=c_path, peer_cpu_s=c_acs,
                               speedup_cpu=c_acs / c_path, n_rhs_evals=path.info["n_rhs_evals"],
+                              n_event_evals=path.info["n_event_evals"],
                               n_steps=path.info["n_steps"], **common))
         fine = np.linspace(age_min, 20.0, n_bp)
         t_fine, _ = best_time(lambda X=X, y=y, kw=kw, g=fine: gaga.acs_path(

@@ -72,6 +72,7 @@ def bench(sizes, repeat: int) -> list[dict]:
                 + runs_eq.info["n_not_converged"],
                 ms_per_breakpoint=1e3 * t_path / n_bp,
                 n_rhs_evals=path.info["n_rhs_evals"], n_steps=path.info["n_steps"],
+                n_event_evals=path.info["n_event_evals"],
                 profile={k: round(v, 4) for k, v in prof.items()})
             label = f"svm {reg}, breast_cancer ({n} x 10, RBF)"
             rows.append(ratio_row(
