@@ -34,7 +34,7 @@ CORE      := $(shell find pathlib_core -name '*.py') pathlib_core/datasets/regis
 PARAMS    := $(BUILD)/params.txt
 
 .PHONY: help install lock test test-explore lint execute pages book check-repro check-browser \
-        check-install bench clean \
+        check-install bench full full-status clean \
         distclean FORCE
 
 help: ## show this help
@@ -116,6 +116,28 @@ check-install: $(STAMP) ## pip install the package into a fresh venv and use it 
 
 check-browser: $(STAMP) ## open every page of the built book in headless Chromium
 	$(PY) scripts/check_browser.py book/_build/html --screenshots $(BUILD)/screenshots
+
+# --- paper scale -------------------------------------------------------------------------
+# A paper-scale record is current while the notebook, the pathlib_core modules it imports,
+# the data registry, the lock file and its parameters have the hashes it recorded
+# (scripts/provenance.py). `make full` re-runs the stale ones in full mode and records them.
+FULL_BUILD  := $(BUILD)/full
+FULL_PARAMS ?= --param-if-declared N_JOBS=2
+
+full-status: $(STAMP) ## list the paper-scale records, current or stale (and why)
+	$(PY) scripts/provenance.py status
+
+full: $(STAMP) ## re-run the stale paper-scale notebooks (MODE=full) and record them
+	@stale="$$($(PY) scripts/provenance.py stale)"; \
+	if [ -z "$$stale" ]; then echo "every paper-scale record is current"; exit 0; fi; \
+	for nb in $$stale; do \
+	  echo "[full] $$nb"; \
+	  $(PY) scripts/execute_notebook.py notebooks/$$nb.ipynb $(FULL_BUILD)/executed/$$nb.ipynb \
+	    --mode full --seed $(SEED) --build-dir $(FULL_BUILD) $(FULL_PARAMS) \
+	    --param-if-declared \
+	      CHECKPOINT=$(abspath $(FULL_BUILD))/checkpoints/$$(echo $$nb | tr / _); \
+	  $(PY) scripts/record_full_run.py --build-dir $(FULL_BUILD) --notebook $$nb; \
+	done
 
 # --- benchmarks --------------------------------------------------------------------------
 bench: $(STAMP) ## run benchmarks/bench_*.py; reports go to benchmarks/results/*.json

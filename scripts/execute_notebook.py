@@ -52,6 +52,19 @@ def _has_parameters_cell(src: Path) -> bool:
                for c in nb.get("cells", []) if c.get("cell_type") == "code")
 
 
+def _declared_parameters(src: Path) -> set[str]:
+    """The names assigned in the notebook's ``parameters`` cell."""
+    nb = json.loads(src.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for c in nb.get("cells", []):
+        if c.get("cell_type") == "code" and "parameters" in c.get("metadata", {}).get("tags", []):
+            code = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for node in ast.walk(ast.parse(code)):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    names.add(node.id)
+    return names
+
+
 def _kernel_name() -> str:
     from jupyter_client.kernelspec import KernelSpecManager
 
@@ -109,6 +122,9 @@ def main(argv=None) -> int:
     ap.add_argument("--build-dir", type=Path, default=Path("build"))
     ap.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE",
                     help="another parameter of the notebook's parameters cell (repeatable)")
+    ap.add_argument("--param-if-declared", action="append", default=[], metavar="NAME=VALUE",
+                    help="as --param, applied only if the parameters cell assigns NAME (for "
+                         "runs over many notebooks, e.g. N_JOBS)")
     args = ap.parse_args(argv)
 
     if args.mode not in MODES:
@@ -133,6 +149,13 @@ def main(argv=None) -> int:
     if not _has_parameters_cell(src):
         print(f"error: {src} has no code cell tagged 'parameters'", file=sys.stderr)
         return 2
+    try:
+        optional = parse_params(args.param_if_declared)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    declared = _declared_parameters(src)
+    extra.update({k: v for k, v in optional.items() if k in declared and k not in extra})
 
     import papermill as pm
 

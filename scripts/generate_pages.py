@@ -20,6 +20,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402
+
 PAPERS = [
     ("primer", "Primer: the SVM path and the Lasso homotopy"),
     ("data", "Data"),
@@ -150,12 +153,22 @@ def full_runs(records: list[dict]) -> list[str]:
              "A full-mode run reproduces a chapter at the papers' scale and can take hours, so "
              "the default build does not redo it. These runs were made separately, recorded "
              "with `scripts/record_full_run.py` and committed; the chapters show their numbers "
-             "labelled with date and commit.", ""]
+             "labelled with date and commit. A record is *current* when the notebook, every "
+             "`pathlib_core` module it imports, the data registry, the lock file and the "
+             "parameters are those it was made from (their hashes are in the record), "
+             "*stale* otherwise; `make full` re-runs the stale ones.", ""]
     if not records:
         parts.append("None recorded yet.")
         return parts
+    total = sum(float(r.get("seconds") or 0) for r in records)
+    n_current = sum(not provenance.staleness(r) for r in records)
+    parts += [f"{len(records)} records, {n_current} current; their run times add up to "
+              f"{_fmt_duration(total)}.", ""]
     rows = []
     for r in sorted(records, key=lambda r: r["notebook"]):
+        why = provenance.staleness(r)
+        state = "current" if not why else "stale: " + (
+            why[0] if len(why) == 1 else f"{why[0]} (+{len(why) - 1} more)")
         claims = r.get("results", {}).get("claims", [])
         counts = {}
         for c in claims:
@@ -167,8 +180,8 @@ def full_runs(records: list[dict]) -> list[str]:
         if r.get("parameters"):
             time += " with " + ", ".join(f"{k}={v}" for k, v in sorted(r["parameters"].items()))
         rows.append([f"`{r['notebook']}`", r.get("seed"), time,
-                     r.get("date"), f"`{r.get('commit')}`", r.get("machine"), verdicts])
-    parts.append(_table(["notebook", "seed", "time", "date", "commit", "machine",
+                     r.get("date"), f"`{r.get('commit')}`", state, verdicts])
+    parts.append(_table(["notebook", "seed", "time", "date", "commit", "state",
                          "claims (verdicts)"], rows))
     return parts
 

@@ -14,12 +14,19 @@ A run resumed from a checkpoint (``--param CHECKPOINT=...``) took several attemp
 record knows only the last. ``--attempt-seconds`` gives the wall time of every attempt (the
 last included): the record's ``seconds`` is then their sum, and ``attempt_seconds`` keeps them.
 
+The record also keeps the content keys of the run (``inputs``: the SHA-256 of the notebook's
+cells, of every ``pathlib_core`` module it imports, of the data registry and of the lock
+file; ``input_parameters``: of its mode, seed and parameters), from which
+``scripts/provenance.py`` tells whether the record is still current. Record a run from the
+tree it ran on: a file edited meanwhile would be keyed with its new content.
+
 Refuses a run that was not in full mode, or whose results were not saved (a failed run).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -28,9 +35,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import provenance  # noqa: E402
+
 
 def gather(build_dir: Path, notebook: str, commit: str | None,
-           attempt_seconds: list[float] | None = None) -> dict:
+           attempt_seconds: list[float] | None = None, root: Path = provenance.ROOT) -> dict:
+    if not (root / "notebooks" / f"{notebook}.ipynb").is_file():
+        raise ValueError(f"no notebook notebooks/{notebook}.ipynb under {root}")
     nb_id = notebook.replace("/", "__")
     status_file = build_dir / "status" / f"{nb_id}.json"
     results_file = build_dir / "results" / f"{nb_id}.json"
@@ -57,7 +69,7 @@ def gather(build_dir: Path, notebook: str, commit: str | None,
                              f"run's status record ({seconds} s)")
         extra = {"attempt_seconds": list(attempt_seconds), "seconds_last_attempt": seconds}
         seconds = round(float(sum(attempt_seconds)), 2)
-    return {
+    record = {
         "notebook": notebook,
         "mode": status["mode"],
         "seed": status.get("seed"),
@@ -72,6 +84,11 @@ def gather(build_dir: Path, notebook: str, commit: str | None,
         "results": json.loads(results_file.read_text(encoding="utf-8")),
         "tables": tables,
     }
+    # the content keys: what the run depended on (scripts/provenance.py)
+    record["inputs"] = provenance.inputs(notebook, root)
+    record["input_parameters"] = hashlib.sha256(json.dumps(
+        provenance.semantic_parameters(record), sort_keys=True).encode()).hexdigest()
+    return record
 
 
 def main(argv=None) -> int:

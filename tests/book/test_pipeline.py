@@ -200,11 +200,13 @@ def _fake_build(tmp_path: Path, mode: str, results_written=True) -> Path:
         {"claims": [{"id": "c", "verdict": "differs"}, {"id": "e", "verdict": "matches"}],
          "numbers": {"x": 1.0}, "mode": mode, "seed": 3, "notebook": "p/nb"}))
     (build / "tables" / "p" / "nb" / "t.json").write_text(json.dumps([{"a": 1}]))
+    (tmp_path / "notebooks" / "p").mkdir(parents=True, exist_ok=True)
+    _tiny_notebook(tmp_path / "notebooks" / "p" / "nb.ipynb", "x = 1")
     return build
 
 
 def test_a_recorded_full_run_keeps_results_tables_and_provenance(tmp_path):
-    rec = record_full_run.gather(_fake_build(tmp_path, "full"), "p/nb", "abc1234")
+    rec = record_full_run.gather(_fake_build(tmp_path, "full"), "p/nb", "abc1234", root=tmp_path)
     assert rec["mode"] == "full" and rec["seconds"] == 5400.0 and rec["commit"] == "abc1234"
     assert rec["results"]["numbers"] == {"x": 1.0} and rec["tables"] == {"t": [{"a": 1}]}
     st = generate_pages.status([], [rec])
@@ -215,23 +217,23 @@ def test_a_recorded_full_run_keeps_results_tables_and_provenance(tmp_path):
 
 def test_a_resumed_full_run_records_the_time_of_every_attempt(tmp_path):
     build = _fake_build(tmp_path, "full")  # status: 5400 s (the last attempt)
-    rec = record_full_run.gather(build, "p/nb", "abc", [3600.0, 5400.5])
+    rec = record_full_run.gather(build, "p/nb", "abc", [3600.0, 5400.5], root=tmp_path)
     assert rec["seconds"] == 9000.5 and rec["seconds_last_attempt"] == 5400.0
     assert rec["attempt_seconds"] == [3600.0, 5400.5] and rec["parameters"] == {}
     rec["parameters"] = {"N_JOBS": 2}
     assert "2.50 h (2 attempts, resumed) with N_JOBS=2" in generate_pages.status([], [rec])
     with pytest.raises(ValueError, match="shorter"):
-        record_full_run.gather(build, "p/nb", "abc", [9000.0, 60.0])
+        record_full_run.gather(build, "p/nb", "abc", [9000.0, 60.0], root=tmp_path)
     with pytest.raises(ValueError, match=">= 0"):
-        record_full_run.gather(build, "p/nb", "abc", [-1.0, 5400.0])
+        record_full_run.gather(build, "p/nb", "abc", [-1.0, 5400.0], root=tmp_path)
 
 
 @pytest.mark.parametrize("mode, written", [("quick", True), ("full", False)])
 def test_recording_refuses_a_quick_or_failed_run(tmp_path, mode, written):
     with pytest.raises(ValueError, match="not 'full'|did not save"):
-        record_full_run.gather(_fake_build(tmp_path, mode, written), "p/nb", None)
+        record_full_run.gather(_fake_build(tmp_path, mode, written), "p/nb", None, root=tmp_path)
     with pytest.raises(ValueError, match="no status record"):
-        record_full_run.gather(tmp_path / "nowhere", "p/nb", None)
+        record_full_run.gather(tmp_path / "nowhere", "p/nb", None, root=tmp_path)
 
 
 def _tiny_notebook(path: Path, body: str):
