@@ -58,21 +58,49 @@ def _load_all(folder: Path) -> list[dict]:
     return out
 
 
-def scoreboard(results: list[dict]) -> str:
+def _paper_scale(records: list[dict], root: Path | None = None) -> dict:
+    """``{claim id: (claim, record, why stale)}`` from the paper-scale records."""
+    out = {}
+    for rec in records:
+        why = provenance.staleness(rec, root or provenance.ROOT)
+        for c in rec.get("results", {}).get("claims", []):
+            out[c["id"]] = (c, rec, why)
+    return out
+
+
+def scoreboard(results: list[dict], records: list[dict] | None = None,
+               root: Path | None = None) -> str:
+    """Every claim at both scales: the value and verdict of this build (quick mode) and those
+    of the chapter's paper-scale record (with its date, commit and current/stale state).
+    The headline counts take the paper-scale verdict where a current record has the claim."""
     claims = [c for r in results for c in r.get("claims", [])]
+    full = _paper_scale(records or [], root)
     parts = ["(scoreboard)=", "# Reproduction scoreboard", "",
              "Every quantitative or qualitative claim that a chapter checks is listed here with "
-             "the paper's value, the value measured in this build, and a verdict. The rows are "
-             "written by the notebooks themselves (through "
-             "`pathlib_core.experiments.results`) when they run to completion; nothing on this "
-             "page is typed in by hand. A verdict of *differs* or *not reproduced* always comes "
-             "with the measured numbers and our reason.", ""]
+             "the paper's value, the value measured in this build (quick mode), the value of "
+             "the chapter's paper-scale run (a recorded full-mode run, with its date, commit "
+             "and whether it is *current*: its notebook, modules, data registry, lock file "
+             "and parameters unchanged since) and a verdict for each. The rows are written by "
+             "the notebooks themselves (through `pathlib_core.experiments.results`) when they "
+             "run to completion; nothing on this page is typed in by hand. A verdict of "
+             "*differs* or *not reproduced* always comes with the measured numbers and our "
+             "reason.", ""]
     if not claims:
         parts.append("No claims were recorded in this build yet.")
         return "\n".join(parts) + "\n"
+
+    def headline(c):
+        f = full.get(c["id"])
+        return f[0]["verdict"] if f is not None and not f[2] else c["verdict"]
+
     counts = {v: sum(c["verdict"] == v for c in claims) for v in VERDICT_MARK}
-    parts.append(_table(["verdict", "claims"],
-                        [[VERDICT_MARK[v], n] for v, n in counts.items()]))
+    heads = {v: sum(headline(c) == v for c in claims) for v in VERDICT_MARK}
+    n_current = sum(1 for c in claims if c["id"] in full and not full[c["id"]][2])
+    parts.append(_table(["verdict", "claims (this build)", "headline"],
+                        [[VERDICT_MARK[v], counts[v], heads[v]] for v in VERDICT_MARK]))
+    parts += ["", f"The headline uses the paper-scale verdict for the {n_current} of "
+              f"{len(claims)} claims whose chapter has a current paper-scale record, and this "
+              "build's verdict for the others."]
     known = {k for k, _ in PAPERS}
     order = PAPERS + [(k, k) for k in sorted({c["paper"] for c in claims} - known)]
     for key, title in order:
@@ -82,10 +110,19 @@ def scoreboard(results: list[dict]) -> str:
         if key not in known:
             title = f"Paper `{key}`"
         parts += ["", f"## {title}", ""]
-        parts.append(_table(
-            ["claim", "paper", "ours (this build)", "verdict", "reason", "notebook"],
-            [[c["text"], c["paper_value"], c["ours"], VERDICT_MARK[c["verdict"]],
-              c.get("reason", ""), f"`{c.get('notebook', '')}`"] for c in rows]))
+        table = []
+        for c in rows:
+            f = full.get(c["id"])
+            if f is None:
+                scale = "no paper-scale record"
+            else:
+                fc, rec, why = f
+                scale = (f"{fc['ours']} — {VERDICT_MARK[fc['verdict']]} ({rec.get('date')}, "
+                         f"commit {rec.get('commit')}, {'current' if not why else 'stale'})")
+            table.append([c["text"], c["paper_value"], c["ours"], VERDICT_MARK[c["verdict"]],
+                          scale, c.get("reason", ""), f"`{c.get('notebook', '')}`"])
+        parts.append(_table(["claim", "paper", "ours (this build)", "verdict",
+                             "paper scale (recorded run)", "reason", "notebook"], table))
     return "\n".join(parts) + "\n"
 
 
@@ -219,7 +256,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     pages = {
-        "scoreboard.md": scoreboard(_load_all(args.build_dir / "results")),
+        "scoreboard.md": scoreboard(_load_all(args.build_dir / "results"),
+                                    _load_all(args.full_dir)),
         "performance.md": performance(_load_all(args.bench_dir)),
         "status.md": status(_load_all(args.build_dir / "status"), _load_all(args.full_dir)),
     }

@@ -175,6 +175,29 @@ def test_generated_pages_render_claims_benchmarks_and_status():
     other = generate_pages.scoreboard([{"claims": [dict(results[0]["claims"][0], paper="new")]}])
     assert other.count("## ") == 1 and "## Paper `new`" in other
     assert "No claims" in generate_pages.scoreboard([])
+
+
+def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline(tmp_path):
+    claim = {"id": "a", "paper": "primer", "text": "t", "paper_value": "1", "ours": "2",
+             "verdict": "differs", "reason": "r", "notebook": "p/nb"}
+    (tmp_path / "notebooks" / "p").mkdir(parents=True)
+    _tiny_notebook(tmp_path / "notebooks" / "p" / "nb.ipynb", "x = 1")
+    rec = {"notebook": "p/nb", "mode": "full", "seed": 0, "parameters": {}, "date": "D",
+           "commit": "c0ffee", "results": {"claims": [dict(claim, ours="9",
+                                                           verdict="matches")]}}
+    rec["inputs"] = generate_pages.provenance.inputs("p/nb", tmp_path)
+    rec["input_parameters"] = generate_pages.provenance.sha256(json.dumps(
+        generate_pages.provenance.semantic_parameters(rec), sort_keys=True).encode())
+    page = generate_pages.scoreboard([{"claims": [claim]}], [rec], root=tmp_path)
+    assert "9 — ✓ matches (D, commit c0ffee, current)" in page
+    headline = page.split("## ")[0]
+    assert "| ✓ matches | 0 | 1 |" in headline and "| ⚠ differs | 1 | 0 |" in headline
+    assert "for the 1 of 1 claims" in headline
+    # a stale record is shown, but the headline keeps this build's verdict
+    (tmp_path / "notebooks" / "p" / "nb.ipynb").write_text(
+        (tmp_path / "notebooks" / "p" / "nb.ipynb").read_text().replace("x = 1", "x = 2"))
+    page = generate_pages.scoreboard([{"claims": [claim]}], [rec], root=tmp_path)
+    assert "commit c0ffee, stale)" in page and "| ⚠ differs | 1 | 1 |" in page
     perf = generate_pages.performance([{"suite": "s", "results": [
         {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
          "goal": "<= 2x", "goal_met": True}]}])
