@@ -574,3 +574,17 @@ def test_compiled_pieces_trace_the_python_path(traced):
     for age in np.linspace(span[0], span[1], 7)[1:-1]:
         np.testing.assert_allclose(path.at(age).coef, ref.at(age).coef, rtol=1e-9,
                                    atol=1e-11)
+
+
+def test_paper_scale_diabetes_run_through_a_fold_region():
+    """The full-data diabetes Lasso of the reproduction protocol, run 15: near age 2.6868 the
+    path meets a cluster of folds. With LU Newton steps in the corrector the path jumped
+    between two branches there without end (533 updates at one age); the least-squares step
+    keeps to the branch and the path reaches age_max, certified."""
+    from pathlib_core.gaga import protocol
+
+    e = next(e for e in protocol.reproduction_experiments("full")
+             if e["key"] == "lasso diabetes")
+    r = protocol.one_run(e, 15, 0)
+    assert r["max_res"] <= 1e-9
+    assert r["jump"] + r["turning"] > 0
