@@ -635,6 +635,7 @@ class _ActiveSetQP:
         self.bland = False
         self.n_crash = 0
         self._absP = None
+        self._no_curvature = ~np.any(self.P != 0.0, axis=0)  # zero columns of P
         self.s_x = np.abs(d.q)  # |q| + |P||x| at the current point (set by _term_scale)
         self.psd_confirmed = False
         self.work = 0.0  # flops so far: gradients (n^2 each) and reduced-Hessian factorizations
@@ -707,6 +708,17 @@ class _ActiveSetQP:
             else:  # a few nonzeros: a column subset is cheaper than the full product
                 s = s + self._absP[:, nz] @ np.abs(x[nz])
         self.s_x = s
+        return s
+
+    def _free_term_scale(self, x: np.ndarray, F: np.ndarray) -> np.ndarray:
+        """``(|q| + |P||x|)_F`` at ``x``: :meth:`_term_scale` on the free rows only (cost
+        ``|F| nnz(x)``, below that of the reduced Hessian it goes with)."""
+        s = np.abs(self.d.q[F])
+        nz = np.flatnonzero(x)
+        if nz.size and self.pscale > 0.0:
+            if self._absP is None:
+                self._absP = np.abs(self.P)
+            s = s + self._absP[np.ix_(F, nz)] @ np.abs(x[nz])
         return s
 
     def _stat_scale(self, nu: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -814,9 +826,18 @@ class _ActiveSetQP:
             if Z.shape[1] == 0:
                 return p, "newton"
             H, gz = Z.T @ PFF @ Z, Z.T @ gF
-        gtol = self.tol * float(np.max(self.s_x[F]))
-        u, kind = self._reduced_step(0.5 * (H + H.T), gz, gtol)
+        # the size of the gradient's terms on F at *this* x (not the last multiplier test's
+        # scale, which can be zero here, e.g. after a step from a point with x_F = q_F = 0):
+        # a reduced gradient below tol times it is rounding, neither a step nor a ray
+        gtol = self.tol * float(np.max(self._free_term_scale(x, F)))
+        u, kind, acc = self._reduced_step(0.5 * (H + H.T), gz, gtol)
         p[F] = u if Z is None else Z @ u
+        if kind == "ray":
+            # entries of a ray below its accuracy are rounding of the bases Z and V (a ray of
+            # zero curvature computed through them has some in every coordinate): as such
+            # they would block the ray far out (a bound met after a step of ~1/eps) or carry
+            # x into directions *with* curvature over the ray's long step; they are zero
+            p[np.abs(p) <= acc * float(np.max(np.abs(p)))] = 0.0
         return p, kind
 
     @staticmethod
@@ -841,10 +862,13 @@ class _ActiveSetQP:
         return Vt[rank:].T
 
     def _reduced_step(self, H: np.ndarray, gz: np.ndarray,
-                      gtol: float) -> tuple[np.ndarray, str]:
+                      gtol: float) -> tuple[np.ndarray, str, float]:
+        """``(u, kind, acc)``: the step in the null-space coordinates, ``"newton"`` or
+        ``"ray"``, and for a ray its relative accuracy (rounding of the eigenvectors of
+        zero curvature, ``eps ||H|| / gap``, and of the basis, ``k eps``)."""
         k = H.shape[0]
         if float(np.max(np.abs(gz))) <= gtol * 1e-2:
-            return np.zeros(k), "newton"
+            return np.zeros(k), "newton", 0.0
         zero_curv = 10.0 * k * _EPS * self.pscale  # curvature below this counts as zero
         if self.pscale > 0.0:
             self.work += k ** 3 / 3.0
@@ -854,7 +878,7 @@ class _ActiveSetQP:
                 rcond, info = sla.lapack.dpocon(c, anorm)
                 # rcond * anorm estimates the smallest eigenvalue (up to a factor ~k)
                 if info == 0 and rcond > 1e-12 and rcond * anorm > 1e2 * k * zero_curv:
-                    return -sla.cho_solve((c, low), gz, check_finite=False), "newton"
+                    return -sla.cho_solve((c, low), gz, check_finite=False), "newton", 0.0
             except np.linalg.LinAlgError:
                 pass
             self.work += 9.0 * k ** 3
@@ -871,12 +895,15 @@ class _ActiveSetQP:
         gv = V.T @ gz
         g0 = gv[~pos]
         if g0.size and float(np.max(np.abs(g0))) > gtol:
-            return -(V[:, ~pos] @ g0), "ray"
-        return -(V[:, pos] @ (gv[pos] / s[pos])), "newton"
+            gap = float(np.min(s[pos])) if pos.any() else 0.0
+            acc = 10.0 * k * _EPS * (1.0 + (float(s[-1]) / gap if gap > 0.0 else 0.0))
+            return -(V[:, ~pos] @ g0), "ray", acc
+        return -(V[:, pos] @ (gv[pos] / s[pos])), "newton", 0.0
 
     # -- multipliers ------------------------------------------------------------------------
     def _multipliers(self, g: np.ndarray):
-        """Least-squares multipliers of the working set at the current point."""
+        """Least-squares multipliers of the working set at the current point (``g`` and the
+        term scale ``s_x`` both at that point)."""
         d = self.d
         F = np.flatnonzero(self.state == FREE)
         C = self._constraint_rows()
@@ -884,7 +911,7 @@ class _ActiveSetQP:
         if C.shape[0]:
             CF = C[:, F]
             if F.size:
-                lam, *_ = np.linalg.lstsq(CF.T, -g[F], rcond=None)
+                lam = self._fit_multipliers(CF, -g[F], self.s_x[F])
         r = g + C.T @ lam
         nu = np.zeros(d.A.shape[0])
         nu[self.a_keep] = lam[: self.a_keep.size]
@@ -894,6 +921,31 @@ class _ActiveSetQP:
         w_lb = np.where(st == LOWER, r, 0.0) + np.where(st == FIXED, np.maximum(r, 0.0), 0.0)
         w_ub = np.where(st == UPPER, -r, 0.0) + np.where(st == FIXED, np.maximum(-r, 0.0), 0.0)
         return nu, z, w_lb, w_ub
+
+    @staticmethod
+    def _fit_multipliers(CF: np.ndarray, rhs: np.ndarray, sF: np.ndarray) -> np.ndarray:
+        """``lam`` with ``CF' lam ~= rhs`` (least squares), rows without terms held exactly.
+
+        A free variable whose gradient has no terms (``|q_i| + (|P||x|)_i = 0``, so
+        ``g_i = 0`` exactly) has the stationarity row ``(CF' lam)_i = 0`` made of
+        multipliers only. When these rows determine the multipliers entering them (full
+        rank), those are zero exactly; a least-squares fit over all rows would instead
+        spread the rounding of the other rows onto them, leaving a row that is nothing but
+        that rounding (relative residual 1, :mod:`pathlib_core.core.kkt`).
+        """
+        m = CF.shape[0]
+        empty = sF == 0.0
+        if empty.any():
+            M0 = CF[:, empty]
+            J0 = np.flatnonzero(np.any(M0 != 0.0, axis=1))  # constraints entering them
+            if J0.size and np.linalg.matrix_rank(M0[J0]) == J0.size:
+                lam = np.zeros(m)
+                rest = np.ones(m, dtype=bool)
+                rest[J0] = False
+                if rest.any():
+                    lam[rest] = np.linalg.lstsq(CF[rest].T, rhs, rcond=None)[0]
+                return lam
+        return np.linalg.lstsq(CF.T, rhs, rcond=None)[0]
 
     def _to_drop(self, nu: np.ndarray, z: np.ndarray, w_lb: np.ndarray, w_ub: np.ndarray):
         """The working-set constraint to drop: ``("bound", i)``, ``("G", j)`` or ``None``.
@@ -1032,7 +1084,7 @@ class _ActiveSetQP:
             self.n_iter += 1
             g = self.P @ x + d.q
             self.work += float(self.n) ** 2 + _ITERATION_FLOPS
-            if not at_min:  # (the step's threshold uses the last term scale: a scale only)
+            if not at_min:
                 p, kind = self._direction(x, g)
                 pn = float(np.max(np.abs(p)))
                 if not np.isfinite(pn):
@@ -1068,11 +1120,21 @@ class _ActiveSetQP:
             x = self._restore(x)
             self._final_psd_check()
         g = self.P @ x + d.q
+        self._term_scale(x)
         nu, z, w_lb, w_ub = self._multipliers(g)
         return x, nu, z, w_lb, w_ub, status, ray
 
     def _restore(self, x: np.ndarray) -> np.ndarray:
-        """Make the working-set equalities hold to rounding by a least-squares move of free x."""
+        """Make the working-set equalities hold to rounding by a least-squares move of free x.
+
+        The move changes the gradient by ``P dx``, which the multipliers cannot absorb (it
+        is not in the range of the working-set rows): after the final optimality test, a
+        rounding-size move of a variable with curvature whose stationarity row has no other
+        terms (``x_i = 0``, ``q_i = 0``) leaves a gradient entry ``P_ii dx_i`` that is all
+        of its row. So the move is made by the free variables *without* curvature (zero
+        columns of ``P``), which changes no gradient entry, whenever their rows of the
+        working set have full rank; else by all free variables (minimum norm).
+        """
         F = np.flatnonzero(self.state == FREE)
         C = self._constraint_rows()
         if C.shape[0] == 0 or F.size == 0:
@@ -1081,7 +1143,13 @@ class _ActiveSetQP:
         r = C @ x - rhs
         if not np.any(r):
             return x
-        dx, *_ = np.linalg.lstsq(C[:, F], -r, rcond=None)
+        F0 = F[self._no_curvature[F]]
+        if F0.size >= C.shape[0]:
+            dx, _, rank, _ = np.linalg.lstsq(C[:, F0], -r, rcond=None)
+            if rank == C.shape[0]:
+                F = F0
+        if F is not F0:
+            dx, *_ = np.linalg.lstsq(C[:, F], -r, rcond=None)
         x = x.copy()
         x[F] += dx
         return x

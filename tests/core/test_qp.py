@@ -376,6 +376,29 @@ def test_property_degenerate_qps_agree_with_oracle(problem):
         assert again.status == "optimal" and again.n_iter <= 2
 
 
+@pytest.mark.parametrize("row", [[0.0, 1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0, 1.0]])
+def test_degenerate_qp_with_a_ray_of_zero_curvature_to_a_bound(row):
+    # found by test_property_degenerate_qps_agree_with_oracle: x_0 enters only linearly and
+    # goes to its upper bound along a ray of zero curvature; the variables of the duplicated
+    # equality row without curvature and cost (x_1 or x_3) are free directions of zero
+    # gradient, not unbounded ones. The solver reported "unbounded" (a ray made of rounding,
+    # judged against a stale zero gradient scale) or an optimum with relative stationarity
+    # 1.0 (rounding left in x_4, whose stationarity row has no other terms, by the ray step
+    # and by the closing feasibility correction).
+    P = np.diag([0.0, 0.0, 0.0, 0.0, 0.001])
+    q = np.array([-0.001, 0.0, 0.0, 0.0, 0.0])
+    kw = dict(A=np.array([row, row]), b=np.zeros(2), lb=np.full(5, -np.inf), ub=np.ones(5))
+    res = solve_qp(P, q, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = solve_qp_cvxpy(P, q, **kw)
+    assert ref.status == "optimal" and ref.objective == pytest.approx(-0.001, abs=1e-9)
+    assert res.status == ref.status, res
+    assert abs(res.objective - ref.objective) <= 1e-7 * max(1.0, abs(ref.objective))
+    assert res.kkt_residuals(relative=True).max <= 1e-9, res.kkt_residuals(relative=True)
+    assert res.x[0] == 1.0 and res.active.at_upper[0]
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.integers(2, 12), st.integers(0, 10_000), st.floats(0.05, 20.0))
 def test_property_svm_ties_and_duplicates(n, seed, C):
