@@ -278,8 +278,8 @@ class _SVMGAGA:
 
     def correct(self, t, z, st: _State):
         """Newton steps on the piece's equations until their residual is at most ``1e-13``
-        (30 at most; stopped once four steps in a row fail to halve the best residual, as in
-        the linear models' engine); warm ACS where the sets no longer describe the
+        (30 at most; stopped once four steps in a row fail to reduce the best residual by
+        10 %, as in the linear models' engine); warm ACS where the sets no longer describe the
         solution."""
         z = z.copy()
         best, stalled = np.inf, 0
@@ -304,7 +304,7 @@ class _SVMGAGA:
             r = self.state_residual(t, z, st)
             if r <= 1e-13:
                 break
-            if r < 0.5 * best:
+            if r < 0.9 * best:
                 best, stalled = r, 0
             else:
                 stalled += 1
