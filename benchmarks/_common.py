@@ -65,9 +65,12 @@ def _commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                              text=True, check=True, cwd=Path(__file__).resolve().parent)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        # (results and records are what benchmarks and runs write: not code)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                ".", ":(exclude)benchmarks/results",
+                                ":(exclude)benchmarks/full_runs"],
                                capture_output=True, text=True,
-                               cwd=Path(__file__).resolve().parent).stdout.strip()
+                               cwd=Path(__file__).resolve().parent.parent).stdout.strip()
         return out.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
