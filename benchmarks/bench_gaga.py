@@ -18,6 +18,8 @@ against it).
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -65,47 +67,33 @@ def _problems():
     return out
 
 
-class _Profile:
-    """Where a path's time goes: inside the compiled pieces, inside the jump restarts (warm
-    ACS, the paper's Algorithm 2 at a jump point) and the rest (turning points, records,
-    Python orchestration). Measured by wrapping the two methods for one run."""
+def profile(fn) -> dict:
+    """Where a path's time goes, from one run under :mod:`cProfile`: cumulative time in the
+    compiled pieces (the tracer's ``_integrate_compiled``), in the jump restarts (the
+    engines' ``_jump``: warm ACS, the paper's Algorithm 2 at a jump point) and the rest
+    (turning points, records, Python orchestration). The functions are found by name in the
+    profiler's table; the profiler's own overhead inflates the Python parts (the rest and
+    the jumps) more than the compiled pieces, so the shares are approximate."""
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    try:
+        fn()
+    finally:
+        prof.disable()
+    total = time.perf_counter() - t0
+    stats = pstats.Stats(prof).stats
 
-    def __init__(self, engine_cls, jump_name="_jump"):
-        self.engine_cls, self.jump_name = engine_cls, jump_name
+    def cumulative(name):
+        return sum(v[3] for (_, _, func), v in stats.items() if func == name)
 
-    def run(self, fn):
-        from pathlib_core.core.ode_path import _Tracer
-
-        spent = {"pieces_s": 0.0, "jumps_s": 0.0}
-        orig_piece = _Tracer._integrate_compiled
-        orig_jump = getattr(self.engine_cls, self.jump_name)
-
-        def timed(key, f):
-            def wrapper(*a, **k):
-                t0 = time.perf_counter()
-                try:
-                    return f(*a, **k)
-                finally:
-                    spent[key] += time.perf_counter() - t0
-            return wrapper
-
-        _Tracer._integrate_compiled = timed("pieces_s", orig_piece)
-        setattr(self.engine_cls, self.jump_name, timed("jumps_s", orig_jump))
-        try:
-            t0 = time.perf_counter()
-            fn()
-            total = time.perf_counter() - t0
-        finally:
-            _Tracer._integrate_compiled = orig_piece
-            setattr(self.engine_cls, self.jump_name, orig_jump)
-        spent["rest_s"] = total - spent["pieces_s"] - spent["jumps_s"]
-        spent["total_s"] = total
-        return spent
+    out = {"pieces_s": cumulative("_integrate_compiled"), "jumps_s": cumulative("_jump"),
+           "total_s": total}
+    out["rest_s"] = total - out["pieces_s"] - out["jumps_s"]
+    return out
 
 
 def bench(repeat: int) -> list[dict]:
-    from pathlib_core.gaga.linear_path import _GAGA
-
     rows = []
     for name, X, y, kw, age_min in _problems():
         t_path, path = best_time(lambda X=X, y=y, kw=kw, a=age_min: gaga.age_path(
@@ -117,7 +105,7 @@ def bench(repeat: int) -> list[dict]:
             X, y, age_min=a, age_max=20.0, **kw), repeat)
         c_acs = _cpu_time(lambda X=X, y=y, kw=kw, g=grid: gaga.acs_path(
             X, y, ages=g, max_iter=5000, **kw), repeat)
-        prof = _Profile(_GAGA).run(lambda X=X, y=y, kw=kw, a=age_min: gaga.age_path(
+        prof = profile(lambda X=X, y=y, kw=kw, a=age_min: gaga.age_path(
             X, y, age_min=a, age_max=20.0, **kw))
         runs = [grid_path.at(a) for a in grid]
         n_bp = len(path.breakpoints)
@@ -256,8 +244,9 @@ def main() -> None:
                  notes=("Best of 5 runs (one in --quick and in the scaling rows); the grid "
                         "rows add the best process CPU times (ours_cpu_s, peer_cpu_s, "
                         "speedup_cpu), less sensitive to the other jobs on a shared machine "
-                        "than wall-clock time, and a profile of one run (time in the compiled "
-                        "pieces, in the jump restarts and elsewhere). Log-log slopes of time "
+                        "than wall-clock time, and a profile of one run under cProfile (time "
+                        "in the compiled pieces, in the jump restarts and elsewhere). Log-log "
+                        "slopes of time "
                         "against n (magic, 100-2000): "
                         + ", ".join(f"{k} = {v:.2f}" for k, v in slopes.items()) + ". "
                         "The path is traced at rtol 1e-10 with every jump re-solved to a "

@@ -39,9 +39,7 @@ def _data(n):
 
 
 def bench(sizes, repeat: int) -> list[dict]:
-    from bench_gaga import _Profile
-
-    from pathlib_core.gaga.svm_path import _SVMGAGA
+    from bench_gaga import profile
 
     rows = []
     for n in sizes:
@@ -54,7 +52,7 @@ def bench(sizes, repeat: int) -> list[dict]:
                 X, y, model="svm", age_min=AGES[0], age_max=AGES[1], **kw), repeat=rep)
             t_acs, runs = best_time(lambda X=X, y=y, kw=kw: gaga.svm_acs_path(
                 X, y, ages=GRID, max_iter=5000, **kw), repeat=rep)
-            prof = _Profile(_SVMGAGA).run(lambda X=X, y=y, kw=kw: gaga.age_path(
+            prof = profile(lambda X=X, y=y, kw=kw: gaga.age_path(
                 X, y, model="svm", age_min=AGES[0], age_max=AGES[1], **kw))
             n_bp = len(path.breakpoints)
             eq = np.linspace(*AGES, n_bp)
@@ -130,7 +128,8 @@ def main() -> None:
     write_report(args.out, suite="gaga_svm", title="GAGA: exact SVM age-path vs ACS",
                  results=rows,
                  notes=("Best of 5 runs at n = 80 and 150, one run at n = 300 and 569 (one in "
-                        "--quick), and a profile of one run (time in the compiled pieces, in "
+                        "--quick), and a profile of one run under cProfile (time in the "
+                        "compiled pieces, in "
                         "the jump restarts and elsewhere). The path is traced at rtol "
                         "1e-10, every breakpoint certified to 1e-9; ACS (warm-started from "
                         "the previous age) stops at a 1e-11 partial-optimum residual, each "
