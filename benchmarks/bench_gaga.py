@@ -206,28 +206,21 @@ def bench_peer(checkout: Path, repeat: int) -> list[dict]:
     # logistic regression: breast cancer (569 x 10 of the grid rows), ages 0.5 .. 20
     name, X, y, kw, age_min = _problems()[2]
     lam_seq = np.arange(age_min, 20.0 + 1e-9, 0.1)
-    t_path, path = best_time(lambda: gaga.age_path(X, y, age_min=age_min, age_max=20.0, **kw),
-                             repeat=repeat)
     # (it starts from the weights v it is given, and returns nothing when every v > 0: it is
     # given the weights of our partial optimum at the first age)
-    v0 = path.at(age_min).weights
-    t_peer, out = best_time(lambda: peer.GAGA_Logistic_linear(X, y, v0, lam_seq, C=1.0),
-                            repeat=max(1, repeat // 2))
-    sp = np.asarray(out)
-    reached = lam_seq[:len(sp)]
-    res_peer = max(gaga.partial_optimum_residual(X, y, z[:-1], float(z[-1]), lam, **kw)
-                   for z, lam in zip(sp, reached, strict=True))
-    res_ours = max(gaga.partial_optimum_residual(X, y, path.at(lam).coef,
-                                                 path.at(lam).intercept, lam, **kw)
-                   for lam in lam_seq)
+    cmp = gaga_peer.time_against(
+        lambda: gaga.age_path(X, y, age_min=age_min, age_max=20.0, **kw),
+        lambda path: peer.GAGA_Logistic_linear(X, y, path.at(age_min).weights, lam_seq, C=1.0),
+        lambda w, b, a: gaga.partial_optimum_residual(X, y, w, b, a, **kw),
+        lambda s: (s.coef, s.intercept), lam_seq, repeat)
     rows.append(ratio_row(
         f"age_path vs the published GAGA code, {name.split(' (')[0]}",
         f"ages {age_min}-20 (step 0.1, {lam_seq.size} ages; the published code returned "
-        f"{len(sp)}, up to age {reached[-1]:.1f})", t_path,
-        "GAGA_Logistic_linear (scikit-learn LogisticRegression tol 1e-5)", t_peer,
+        f"{cmp['n_returned']}, up to age {cmp['last_age']:.1f})", cmp["t_path"],
+        "GAGA_Logistic_linear (scikit-learn LogisticRegression tol 1e-5)", cmp["t_peer"],
         goal=">= 10x faster, residual <= 1e-9", goal_ratio=10.0, higher_is_better=True,
-        speedup=t_peer / t_path, ours_max_residual=float(res_ours),
-        peer_max_residual=float(res_peer), peer_ages_returned=len(sp)))
+        speedup=cmp["t_peer"] / cmp["t_path"], ours_max_residual=float(cmp["res_ours"]),
+        peer_max_residual=float(cmp["res_peer"]), peer_ages_returned=cmp["n_returned"]))
     return rows
 
 

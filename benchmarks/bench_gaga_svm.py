@@ -99,25 +99,19 @@ def bench_peer(checkout, repeat: int) -> list[dict]:
     kw = dict(regularizer="linear", mixture=None, C=1.0,
               kernel=kernel_from_name("rbf", gamma=1.0 / (X.shape[1] * X.var())))
     lam_seq = np.arange(AGES[0], AGES[1] + 1e-9, 0.1)
-    t_path, path = best_time(lambda: gaga.age_path(X, y, model="svm", age_min=AGES[0],
-                                                   age_max=AGES[1], **kw), repeat=repeat)
-    v0 = path.at(AGES[0]).weights
-    t_peer, out = best_time(lambda: peer.GAGA_svm_linear(X, y, v0, lam_seq, C=1.0),
-                            repeat=max(1, repeat // 2))
-    sp = np.asarray(out[0] if isinstance(out, tuple) else out)
-    reached = lam_seq[:len(sp)]
-    res_peer = max(gaga.svm_partial_optimum_residual(X, y, z[:-1], float(z[-1]), lam, **kw)
-                   for z, lam in zip(sp, reached, strict=True))
-    res_ours = max(gaga.svm_partial_optimum_residual(X, y, path.at(lam).alpha,
-                                                     path.at(lam).intercept, lam, **kw)
-                   for lam in lam_seq)
+    cmp = gaga_peer.time_against(
+        lambda: gaga.age_path(X, y, model="svm", age_min=AGES[0], age_max=AGES[1], **kw),
+        lambda path: peer.GAGA_svm_linear(X, y, path.at(AGES[0]).weights, lam_seq, C=1.0),
+        lambda a, b, age: gaga.svm_partial_optimum_residual(X, y, a, b, age, **kw),
+        lambda s: (s.alpha, s.intercept), lam_seq, repeat)
     return [ratio_row(
         f"age_path vs the published GAGA code, svm linear, breast_cancer ({n} x 10, RBF)",
         f"ages {AGES[0]}-{AGES[1]} (step 0.1, {lam_seq.size} ages; the published code "
-        f"returned {len(sp)})", t_path, "GAGA_svm_linear (scikit-learn SVC, tol 1e-10)",
-        t_peer, goal=">= 10x faster, residual <= 1e-9", goal_ratio=10.0,
-        higher_is_better=True, speedup=t_peer / t_path, ours_max_residual=float(res_ours),
-        peer_max_residual=float(res_peer), peer_ages_returned=len(sp))]
+        f"returned {cmp['n_returned']})", cmp["t_path"],
+        "GAGA_svm_linear (scikit-learn SVC, tol 1e-10)", cmp["t_peer"],
+        goal=">= 10x faster, residual <= 1e-9", goal_ratio=10.0, higher_is_better=True,
+        speedup=cmp["t_peer"] / cmp["t_path"], ours_max_residual=float(cmp["res_ours"]),
+        peer_max_residual=float(cmp["res_peer"]), peer_ages_returned=cmp["n_returned"])]
 
 
 def main() -> None:

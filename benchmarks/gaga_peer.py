@@ -63,3 +63,22 @@ class _CurrentSklearn:
         if "warm_start" in kw:
             kw["warm_start"] = bool(kw["warm_start"])
         return Lasso(**kw)
+
+
+def time_against(ours, peer_run, residual, point, ages, repeat: int) -> dict:
+    """Time our path (``ours()``) and the published code (``peer_run(path)``, given our path
+    for its starting weights) on the same ages, and each side's largest partial-optimum
+    residual: ``residual(coef, intercept, age)`` at the ages the published code returned for
+    it, at every age for ours (``point(solution) -> (coef, intercept)``)."""
+    import numpy as np
+    from _common import best_time
+
+    t_path, path = best_time(ours, repeat=repeat)
+    t_peer, out = best_time(lambda: peer_run(path), repeat=max(1, repeat // 2))
+    sp = np.asarray(out[0] if isinstance(out, tuple) else out)
+    reached = ages[:len(sp)]
+    return {"t_path": t_path, "t_peer": t_peer, "n_returned": len(sp),
+            "last_age": float(reached[-1]) if len(sp) else float("nan"),
+            "res_peer": max(residual(z[:-1], float(z[-1]), a)
+                            for z, a in zip(sp, reached, strict=True)),
+            "res_ours": max(residual(*point(path.at(a)), a) for a in ages)}
