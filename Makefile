@@ -123,12 +123,15 @@ check-browser: $(STAMP) ## open every page of the built book in headless Chromiu
 # (scripts/provenance.py). `make full` re-runs the stale ones in full mode and records them.
 FULL_BUILD  := $(BUILD)/full
 FULL_PARAMS ?= --param-if-declared N_JOBS=2
+# SCHEDULER=tcp://host:port sends the runner's tasks to that Dask cluster (DASK_SCHEDULER)
+SCHEDULER   ?= $(DASK_SCHEDULER)
 
 full-status: $(STAMP) ## list the paper-scale records, current or stale (and why)
 	$(PY) scripts/provenance.py status
 
-full: $(STAMP) ## re-run the stale paper-scale notebooks (MODE=full) and record them
-	@stale="$$($(PY) scripts/provenance.py stale)"; \
+full: $(STAMP) ## re-run the stale paper-scale notebooks (MODE=full; SCHEDULER=tcp://... for Dask)
+	@export DASK_SCHEDULER="$(SCHEDULER)"; \
+	stale="$$($(PY) scripts/provenance.py stale)"; \
 	if [ -z "$$stale" ]; then echo "every paper-scale record is current"; exit 0; fi; \
 	for nb in $$stale; do \
 	  echo "[full] $$nb"; \

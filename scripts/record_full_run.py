@@ -80,7 +80,8 @@ def gather(build_dir: Path, notebook: str, commit: str | None,
         "versions": status.get("versions", {}),
         "commit": commit,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-                   f"{platform.python_version()}",
+                   f"{platform.python_version()}"
+                   + (", runs on a Dask cluster" if os.environ.get("DASK_SCHEDULER") else ""),
         "results": json.loads(results_file.read_text(encoding="utf-8")),
         "tables": tables,
     }

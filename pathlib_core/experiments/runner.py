@@ -1,15 +1,18 @@
 """A small experiment runner: a grid of settings, one tidy row per run.
 
 Reproduction chapters loop over datasets x splits x methods. :func:`run_grid` runs a function
-over a list of settings, in parallel through :mod:`joblib` when asked (a user with a cluster
-can switch joblib's backend, e.g. to Dask, with ``joblib.parallel_backend``), shows a progress
-bar for long loops, and returns one flat dict per run. Each run gets its own seed, derived
-from the experiment seed and the run's position with :class:`numpy.random.SeedSequence`, so
-results do not depend on the number of workers or on the order in which runs finish.
-With ``checkpoint=<folder>`` every finished run is kept as a JSON file there, so that a long
-run that is interrupted (a full-mode protocol of many hours) resumes where it stopped; a kept
-row is reused only if the setting, the seeds, the source of ``pathlib_core`` and of ``fn``,
-and the caller's ``checkpoint_context`` are all unchanged.
+over a list of settings and returns one flat dict per run: in this process, in local worker
+processes through :mod:`joblib` (``n_jobs``), or on a Dask cluster through joblib's Dask
+backend (``scheduler="tcp://host:port"``, or the ``DASK_SCHEDULER`` environment variable),
+with a progress bar for long loops. Each run gets its own seed, derived from the experiment
+seed and the run's position with :class:`numpy.random.SeedSequence`, so results do not depend
+on the number of workers, on where a run is computed or on the order in which runs finish.
+With ``checkpoint=<folder>`` every finished run is kept as a JSON file there, written by the
+calling process as each result arrives (the workers need no shared file system), so that a
+long run that is interrupted (a full-mode protocol of many hours) resumes where it stopped; a
+kept row is reused only if the setting, the seeds, the source of ``pathlib_core`` and of
+``fn``, and the caller's ``checkpoint_context`` are all unchanged. On a cluster, a run whose
+worker dies is computed again on another worker by Dask's scheduler; it is kept once.
 :func:`save_table` writes the rows as JSON and CSV under the build folder.
 """
 
@@ -20,6 +23,7 @@ import hashlib
 import inspect
 import io
 import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -65,7 +69,8 @@ def _fn_source(fn: Callable) -> str:
 
 def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_jobs: int = 1,
              progress: bool = True, desc: str = "runs", checkpoint=None,
-             checkpoint_context: dict | None = None) -> list[dict]:
+             checkpoint_context: dict | None = None, scheduler: str | None = None
+             ) -> list[dict]:
     """Run ``fn(**setting, seed=run_seed)`` for every setting and collect tidy rows.
 
     Parameters
@@ -78,7 +83,8 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
     seed : int
         Experiment seed; run ``k`` receives ``spawn_seeds(seed, len(settings))[k]``.
     n_jobs : int
-        joblib workers (1 runs in-process, which keeps tracebacks simple).
+        Local joblib worker processes (1 runs in-process, which keeps tracebacks simple).
+        Ignored when the runs go to a Dask cluster (see ``scheduler``).
     progress : bool
         Show a tqdm progress bar (disabled when ``TQDM_DISABLE`` is set, as in builds).
     checkpoint : path-like, optional
@@ -91,6 +97,11 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
     checkpoint_context : dict, optional
         JSON-serializable values the runs depend on beyond ``fn``'s own source, e.g. the
         source of helpers ``fn`` calls or the chapter's ``MODE``; part of the match.
+    scheduler : str, optional
+        Address of a running Dask scheduler (``"tcp://host:port"``). The runs are sent to its
+        workers through joblib's Dask backend; ``fn`` and the settings travel by cloudpickle
+        and the rows come back to this process. Default: the ``DASK_SCHEDULER`` environment
+        variable if set and non-empty, otherwise no cluster. The rows do not depend on it.
 
     Returns
     -------
@@ -100,6 +111,11 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
     """
     if not isinstance(n_jobs, int) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer; got {n_jobs!r}")
+    if scheduler is None:
+        scheduler = os.environ.get("DASK_SCHEDULER") or None
+    if scheduler is not None and (not isinstance(scheduler, str) or "://" not in scheduler):
+        raise ValueError("scheduler must be a Dask scheduler address such as "
+                         f"'tcp://127.0.0.1:8786'; got {scheduler!r}")
     settings = [dict(s) for s in settings]
     seeds = spawn_seeds(seed, len(settings))
 
@@ -113,7 +129,8 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
         return {**setting, "seed": run_seed, **out}
 
     if checkpoint is None:
-        return _dispatch(one, list(zip(settings, seeds, strict=True)), n_jobs, progress, desc)
+        return _dispatch(one, list(zip(settings, seeds, strict=True)), n_jobs, progress, desc,
+                         scheduler)
 
     from pathlib import Path
 
@@ -136,38 +153,74 @@ def run_grid(fn: Callable[..., dict], settings: Sequence[dict], *, seed: int, n_
             pass
         return None
 
-    def run_and_keep(setting: dict, run_seed: int) -> dict:
-        ident, file = ident_file(setting, run_seed)
-        row = to_jsonable(one(setting, run_seed))
-        atomic_write_text(file, json.dumps({"ident": ident, "row": row}))
-        return row
-
     # kept runs are read here, and only the missing ones are dispatched: handing kept runs
     # to joblib too would make its automatic batching (tuned on the instant ones) put the
     # slow remainder into a few large batches, i.e. onto fewer workers than n_jobs
     rows = [kept(s, sd) for s, sd in zip(settings, seeds, strict=True)]
     todo = [k for k, r in enumerate(rows) if r is None]
-    fresh = _dispatch(run_and_keep, [(settings[k], seeds[k]) for k in todo], n_jobs, progress,
-                      desc)
+
+    def keep(j: int, row: dict) -> dict:  # in this process, as each run arrives
+        k = todo[j]
+        ident, file = ident_file(settings[k], seeds[k])
+        row = to_jsonable(row)
+        atomic_write_text(file, json.dumps({"ident": ident, "row": row}))
+        return row
+
+    fresh = _dispatch(one, [(settings[k], seeds[k]) for k in todo], n_jobs, progress, desc,
+                      scheduler, keep)
     for k, r in zip(todo, fresh, strict=True):
         rows[k] = r
     return rows
 
 
 def _dispatch(task: Callable[[dict, int], dict], jobs: list, n_jobs: int, progress: bool,
-              desc: str) -> list[dict]:
-    """``task(setting, seed)`` for every job, in order; joblib with one job per batch."""
-    iterator: Any = jobs
-    if progress:
+              desc: str, scheduler: str | None = None,
+              on_result: Callable[[int, dict], dict] | None = None) -> list[dict]:
+    """``task(setting, seed)`` for every job; the rows in the order of ``jobs``.
+
+    Runs in this process (``n_jobs == 1`` and no scheduler), on local joblib workers or on
+    the Dask cluster at ``scheduler``, one job per batch. Each result passes through
+    ``on_result(position, row)`` in this process as soon as it arrives (in completion
+    order), and the progress bar counts finished runs.
+    """
+    bar = None
+    if progress and jobs:
         from tqdm.auto import tqdm
 
-        iterator = tqdm(jobs, desc=desc)
-    if n_jobs == 1 or len(jobs) <= 1:
-        return [task(s, sd) for s, sd in iterator]
-    from joblib import Parallel, delayed
+        bar = tqdm(total=len(jobs), desc=desc)
+    out: list[Any] = [None] * len(jobs)
 
-    return list(Parallel(n_jobs=n_jobs, batch_size=1)(delayed(task)(s, sd)
-                                                     for s, sd in iterator))
+    def arrived(j: int, row: dict) -> None:
+        out[j] = on_result(j, row) if on_result is not None else row
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        if scheduler is None and (n_jobs == 1 or len(jobs) <= 1):
+            for j, (s, sd) in enumerate(jobs):
+                arrived(j, task(s, sd))
+            return out
+        from joblib import Parallel, delayed, parallel_config
+
+        def numbered(j: int, s: dict, sd: int) -> tuple[int, dict]:
+            return j, task(s, sd)
+
+        calls = (delayed(numbered)(j, s, sd) for j, (s, sd) in enumerate(jobs))
+        if scheduler is None:
+            for j, row in Parallel(n_jobs=n_jobs, batch_size=1,
+                                   return_as="generator_unordered")(calls):
+                arrived(j, row)
+            return out
+        from distributed import Client
+
+        with Client(scheduler, set_as_default=False) as client, \
+                parallel_config(backend="dask", client=client):
+            for j, row in Parallel(batch_size=1, return_as="generator_unordered")(calls):
+                arrived(j, row)
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def save_table(rows: Sequence[dict], name: str, *, directory=None) -> dict[str, Any]:

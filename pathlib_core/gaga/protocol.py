@@ -15,8 +15,10 @@ test set:
   over every breakpoint and eight points inside every piece (:func:`candidate_ages`).
 
 An experiment is a plain ``dict`` (:func:`experiment`); :func:`one_run` runs one split of
-it, :func:`summarize` computes the tables' means and spreads, :func:`verdict` compares GAGA
-with the other two methods, and :func:`timed` times both algorithms on one subsample.
+it, :func:`run_protocol` runs every split of every experiment through the experiment runner
+(worker processes or a Dask cluster, with a checkpoint folder), :func:`summarize` computes
+the tables' means and spreads, :func:`verdict` compares GAGA with the other two methods, and
+:func:`timed` times both algorithms on one subsample.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from .linear_path import age_path
 
 __all__ = ["ACS_STEP", "AGE_MAX", "MODES", "SUMMARY_KEYS", "experiment",
            "reproduction_experiments", "load_data", "split", "score", "learners", "acs_grid",
-           "one_run", "summarize", "verdict", "timed"]
+           "one_run", "run_protocol", "summarize", "verdict", "timed"]
 
 #: The ACS grid's step and the end of the age interval (Appendix D.2: [0.1, 20], step 0.5).
 ACS_STEP = 0.5
@@ -227,6 +229,60 @@ def one_run(e: dict, run: int, seed: int) -> dict:
         restarts=path.info["n_restarts"], max_res=float(np.nanmax(path.kkt_residuals())),
         curve=(cand, sign * val_g, grid, sign * val_a),
     )
+
+
+def run_protocol(experiments, n_runs: int, seed: int, *, n_jobs: int = 1, checkpoint=None,
+                 context: dict | None = None) -> list[dict]:
+    """:func:`one_run` for every run of every experiment, in the order experiment, run.
+
+    Each run times GAGA and ACS one after the other in the same process, so the two times of
+    a run share the machine's load whether the runs go one by one or side by side.
+
+    Parameters
+    ----------
+    experiments : list of dict
+        :func:`experiment` dicts, e.g. :func:`reproduction_experiments`'s.
+    n_runs : int
+        Runs (random splits) per experiment.
+    seed : int
+        Experiment seed; run ``k`` of an experiment uses splits and noise seeded by
+        ``seed + k`` (the per-task seeds the runner derives are not used).
+    n_jobs : int
+        Worker processes (:func:`~pathlib_core.experiments.runner.run_grid`, which also sends
+        the runs to a Dask cluster when ``DASK_SCHEDULER`` is set).
+    checkpoint : path-like, optional
+        Folder keeping every finished run, so that an interrupted protocol resumes.
+    context : dict, optional
+        Further values the runs depend on (e.g. the mode), part of the checkpoint identity.
+
+    Returns
+    -------
+    list of dict
+        :func:`one_run`'s rows, the validation curves as arrays.
+    """
+    from ..experiments.runner import run_grid
+
+    if not isinstance(n_runs, int) or n_runs < 1:
+        raise ValueError(f"n_runs must be a positive integer; got {n_runs!r}")
+    by_key = {e["key"]: e for e in experiments}
+    if len(by_key) != len(experiments):
+        raise ValueError("experiments must have distinct keys")
+    settings = [dict(experiment=k, repeat=r) for k in by_key for r in range(n_runs)]
+
+    base_seed = int(seed)
+
+    def task(experiment, repeat, seed):  # the runner's per-task seed is not used
+        return {"row": one_run(by_key[experiment], repeat, base_seed)}
+
+    done = run_grid(task, settings, seed=base_seed, n_jobs=n_jobs, progress=False,
+                    checkpoint=checkpoint,
+                    checkpoint_context=dict(context or {}, experiments=experiments))
+    rows = []
+    for out in done:
+        row = dict(out["row"])
+        row["curve"] = tuple(np.asarray(c, dtype=float) for c in row["curve"])
+        rows.append(row)
+    return rows
 
 
 def summarize(experiments, rows):

@@ -81,3 +81,29 @@ def test_verdict_needs_a_margin_beyond_the_spread():
 def test_timed_returns_both_times():
     t_gaga, t_acs, n_bp = protocol.timed(_tiny("lasso"), 60, 4.0, seed=0)
     assert t_gaga > 0 and t_acs > 0 and n_bp >= 2
+
+
+def test_run_protocol_gives_one_runs_rows_with_workers_and_checkpoint(tmp_path):
+    es = [_tiny("lasso", n=50), _tiny("logistic", n=50)]
+    direct = [protocol.one_run(e, run, seed=3) for e in es for run in range(2)]
+    timing = ("t_gaga", "t_acs")
+
+    def same(a, b):
+        assert [r["key"] for r in a] == [r["key"] for r in b]
+        for r, s in zip(a, b, strict=True):
+            assert {k: v for k, v in r.items() if k not in timing + ("curve",)} == \
+                {k: v for k, v in s.items() if k not in timing + ("curve",)}
+            for c, d in zip(r["curve"], s["curve"], strict=True):
+                assert np.array_equal(np.asarray(c), np.asarray(d))
+
+    same(protocol.run_protocol(es, 2, 3), direct)
+    kept = protocol.run_protocol(es, 2, 3, n_jobs=2, checkpoint=tmp_path)
+    same(kept, direct)
+    assert len(list(tmp_path.glob("run-*.json"))) == 4
+    again = protocol.run_protocol(es, 2, 3, checkpoint=tmp_path)  # read back, not recomputed
+    assert [r["t_gaga"] for r in again] == [r["t_gaga"] for r in kept]
+    assert all(isinstance(c, np.ndarray) for r in again for c in r["curve"])
+    with pytest.raises(ValueError, match="n_runs"):
+        protocol.run_protocol(es, 0, 3)
+    with pytest.raises(ValueError, match="distinct keys"):
+        protocol.run_protocol([es[0], es[0]], 1, 3)
