@@ -70,7 +70,7 @@ from .exceptions import PathFollowingError, SolverError
 from .solution_path import Event, FunctionSegment, SolutionPath
 from .validation import as_vector, check_choice, finite_scalar, positive_scalar
 
-__all__ = ["Update", "follow_path", "METHODS"]
+__all__ = ["Update", "follow_path", "METHODS", "NewtonStall"]
 
 #: ``solve_ivp`` methods accepted by :func:`follow_path` (all provide dense output).
 METHODS = ("DOP853", "RK45", "Radau", "BDF", "LSODA")
@@ -79,6 +79,33 @@ _SOLVERS = {"DOP853": DOP853, "RK45": RK45, "Radau": Radau, "BDF": BDF, "LSODA":
 _EPS = np.finfo(float).eps
 #: an event component below ``-_DIP_TOL`` inside a step is a crossing the step-end check missed
 _DIP_TOL = 1e-10
+
+
+class NewtonStall:
+    """The stopping rule of the models' Newton correctors: give up once ``patience`` steps in
+    a row fail to bring the residual below ``factor`` times the best one so far.
+
+    A corrector next to a fold (``J`` nearly singular) can creep along for many steps at a
+    residual just above its target; it then hands the point to its fallback instead.
+
+    Examples
+    --------
+    >>> stall = NewtonStall()
+    >>> [stall(r) for r in (1.0, 0.5, 0.49, 0.48, 0.47, 0.46)]
+    [False, False, False, False, False, True]
+    """
+
+    def __init__(self, factor: float = 0.9, patience: int = 4):
+        self.factor, self.patience = factor, patience
+        self.best, self.stalled = np.inf, 0
+
+    def __call__(self, residual: float) -> bool:
+        """Record a step's residual; ``True`` when the corrector should stop."""
+        if residual < self.factor * self.best:
+            self.best, self.stalled = residual, 0
+        else:
+            self.stalled += 1
+        return self.stalled >= self.patience
 
 
 @dataclass(frozen=True)

@@ -184,11 +184,7 @@ def acs(X, y, age, *, model: str, regularizer: str, alpha=None, C=None, mixture=
     Raises
     ------
     {acs_bad_input}
-    NotImplementedError
-        ``model="svm"`` (use :func:`svm_acs`).
-    SolverError
-        (a ``RuntimeError``) Logistic model: a weighted problem whose samples with
-        ``v_i > 0`` are all of one class (no minimizer).
+    {acs_linear_models_raise}
     """
     X, y, m, mixture = _validate(X, y, model, regularizer, alpha, C, mixture)
     age = positive_scalar(age, "age")
@@ -236,11 +232,7 @@ def acs_path(X, y, *, model: str, regularizer: str, ages=None, age_min=None, age
     Raises
     ------
     {acs_grid_bad_input}
-    NotImplementedError
-        ``model="svm"`` (use :func:`svm_acs_path`).
-    SolverError
-        (a ``RuntimeError``) Logistic model: a weighted problem whose samples with
-        ``v_i > 0`` are all of one class (no minimizer).
+    {acs_linear_models_raise}
     """
     ages = acs_ages(ages, age_min, age_max, age_step)
     X, y, m, mixture = _validate(X, y, model, regularizer, alpha, C, mixture)

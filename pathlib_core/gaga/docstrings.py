@@ -47,6 +47,13 @@ _FRAGMENTS = {
         Empty or non-positive ``ages``, a bad range, ``max_iter`` not an integer >= 1,
         ``tol <= 0`` or other bad input, naming the argument.
 """,
+    "acs_linear_models_raise": """\
+    NotImplementedError
+        ``model="svm"`` (the kernel SVM has its own: :func:`svm_acs`, :func:`svm_acs_path`).
+    SolverError
+        (a ``RuntimeError``) Logistic model: a weighted problem whose samples with
+        ``v_i > 0`` are all of one class (no minimizer).
+""",
     "regularizer_at_age": """\
     age : float > 0
         The age :math:`\\lambda`; ``0 < age < 1`` for ``regularizer="log"``.

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.exceptions import PathFollowingError, SolverError
-from ..core.ode_path import Update, follow_path
+from ..core.ode_path import NewtonStall, Update, follow_path
 from ..core.threads import single_blas_thread
 from ..core.validation import positive_scalar
 from . import age_kernel as _k
@@ -358,7 +358,7 @@ class _GAGA:
         theta = theta.copy()
         c = self._rows(s)
         A = c.A
-        best, stalled = np.inf, 0
+        stall = NewtonStall()
         for _ in range(20):
             jr = self._jac_rows(t, theta, c)
             J, vd1, dinv = jr.J, jr.vd1, jr.dinv
@@ -380,12 +380,8 @@ class _GAGA:
             r = self.state_residual(t, theta, s)
             if r <= 1e-12:
                 return theta
-            if r < 0.9 * best:
-                best, stalled = r, 0
-            else:
-                stalled += 1
-                if stalled >= 4:
-                    break
+            if stall(r):
+                break
         if (self.state_residual(t, theta, s) > 1e-10
                 and not getattr(self, "_in_fallback", False)):
             # the sets no longer describe the solution (a crossing inside one integration

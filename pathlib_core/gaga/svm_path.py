@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.exceptions import PathFollowingError, SolverError
-from ..core.ode_path import Update, follow_path
+from ..core.ode_path import NewtonStall, Update, follow_path
 from ..core.threads import single_blas_thread
 from ..core.validation import positive_scalar
 from . import svm_kernel as _k
@@ -282,7 +282,7 @@ class _SVMGAGA:
         10 %, as in the linear models' engine); warm ACS where the sets no longer describe the
         solution."""
         z = z.copy()
-        best, stalled = np.inf, 0
+        stall = NewtonStall()
         for _ in range(30):
             res, _, F = self.system(t, z, st)
             J = self.jac(t, z, st)
@@ -302,14 +302,8 @@ class _SVMGAGA:
             z[:-1][~np.isin(np.arange(self.s.n), F)] = self.fixed_alpha(st)[
                 ~np.isin(np.arange(self.s.n), F)]
             r = self.state_residual(t, z, st)
-            if r <= 1e-13:
+            if r <= 1e-13 or stall(r):
                 break
-            if r < 0.9 * best:
-                best, stalled = r, 0
-            else:
-                stalled += 1
-                if stalled >= 4:
-                    break
         if self.state_residual(t, z, st) > 1e-10 and not self._in_fallback:
             # the sets no longer describe the solution: re-solve by ACS and let the "kkt"
             # event record a jump with the new sets
