@@ -836,8 +836,14 @@ class _ActiveSetQP:
             # entries of a ray below its accuracy are rounding of the bases Z and V (a ray of
             # zero curvature computed through them has some in every coordinate): as such
             # they would block the ray far out (a bound met after a step of ~1/eps) or carry
-            # x into directions *with* curvature over the ray's long step; they are zero
-            p[np.abs(p) <= acc * float(np.max(np.abs(p)))] = 0.0
+            # x into directions *with* curvature over the ray's long step; they are zero.
+            # Unless the accuracy is too poor to tell (a tiny spectral gap: acc ~ 1, which
+            # duplicated points give): zeroing would then leave a direction that no longer
+            # descends, and the same null step would repeat without end. The ray is kept
+            # whole unless its zeroed form keeps at least half of its slope.
+            pz = np.where(np.abs(p) <= acc * float(np.max(np.abs(p))), 0.0, p)
+            if float(g @ pz) <= 0.5 * float(g @ p):
+                p = pz
         return p, kind
 
     @staticmethod
