@@ -32,6 +32,8 @@ PAPERS = [
     ("gaga", "GAGA: the age-path of self-paced learning (Qu et al. 2022)"),
     ("mcm", "Minimal Complexity Machine and conformal kernels"),
 ]
+#: claims about the background the papers build on, not about one of the five papers
+BACKGROUND = frozenset({"primer"})
 # plain symbols that common text fonts carry (emoji need an emoji font, which not every reader has)
 VERDICT_MARK = {"matches": "✓ matches", "differs": "⚠ differs",
                 "not reproduced": "✗ not reproduced"}
@@ -93,14 +95,23 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
         f = full.get(c["id"])
         return f[0]["verdict"] if f is not None and not f[2] else c["verdict"]
 
-    counts = {v: sum(c["verdict"] == v for c in claims) for v in VERDICT_MARK}
-    heads = {v: sum(headline(c) == v for c in claims) for v in VERDICT_MARK}
-    n_current = sum(1 for c in claims if c["id"] in full and not full[c["id"]][2])
-    parts.append(_table(["verdict", "claims (this build)", "headline"],
+    # the headline counts the five papers' claims; the primer's (classic results the papers
+    # build on) are counted apart
+    papers = [c for c in claims if c["paper"] not in BACKGROUND]
+    background = [c for c in claims if c["paper"] in BACKGROUND]
+    counts = {v: sum(c["verdict"] == v for c in papers) for v in VERDICT_MARK}
+    heads = {v: sum(headline(c) == v for c in papers) for v in VERDICT_MARK}
+    n_current = sum(1 for c in papers if c["id"] in full and not full[c["id"]][2])
+    parts.append(_table(["verdict", "claims of the papers (this build)", "headline"],
                         [[VERDICT_MARK[v], counts[v], heads[v]] for v in VERDICT_MARK]))
     parts += ["", f"The headline uses the paper-scale verdict for the {n_current} of "
-              f"{len(claims)} claims whose chapter has a current paper-scale record, and this "
-              "build's verdict for the others."]
+              f"{len(papers)} claims of the papers whose chapter has a current paper-scale "
+              "record, and this build's verdict for the others."]
+    if background:
+        bg = {v: sum(headline(c) == v for c in background) for v in VERDICT_MARK}
+        parts += ["", f"The primer's {len(background)} claims (the classic results the "
+                  "papers build on) are counted apart: "
+                  + ", ".join(f"{n} {v}" for v, n in bg.items() if n) + "."]
     known = {k for k, _ in PAPERS}
     order = PAPERS + [(k, k) for k in sorted({c["paper"] for c in claims} - known)]
     for key, title in order:

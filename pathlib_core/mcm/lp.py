@@ -257,6 +257,10 @@ _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_toler
 #: one to three times its rows): on a numerically low-rank kernel the simplex can cycle
 #: without end, and the cap turns that into a reported failure
 ITERATION_FACTOR = 10
+#: the interior-point method's own cap: where it succeeds it needs tens of iterations (at
+#: most 60 over the profiled LPs of the reproduction), while the simplex cap above, which
+#: scipy also hands to the IPM, let a stalled IPM run for minutes before failing
+IPM_ITERATION_LIMIT = 1000
 
 
 def iteration_limit(n_rows: int, n_cols: int) -> int:
@@ -313,17 +317,20 @@ def _refine_duals(lp, z, w_lb):
 
 def _highs(c, A_ub, b_ub, A_eq, b_eq, bounds, method):
     """``linprog`` (HiGHS, :data:`_HIGHS_OPTIONS`, iterations capped by
-    :func:`iteration_limit`). If HiGHS does not report an optimal solution with ``method``,
-    the other methods of :data:`LP_METHODS` are tried; if none does,
+    :func:`iteration_limit`, and by :data:`IPM_ITERATION_LIMIT` for the interior point). If
+    HiGHS does not report an optimal solution with ``method``, the other methods of
+    :data:`LP_METHODS` are tried; if none does,
     :class:`~pathlib_core.core.exceptions.SolverError` says so."""
     tried = []
     rows = A_ub.shape[0] + (0 if A_eq is None else np.shape(A_eq)[0])
     options = dict(_HIGHS_OPTIONS, maxiter=iteration_limit(rows, len(c)))
     for m in [method] + [m for m in LP_METHODS if m != method]:
+        opts = options if m != "highs-ipm" else dict(
+            options, maxiter=min(options["maxiter"], IPM_ITERATION_LIMIT))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                          method=m, options=options)
+                          method=m, options=opts)
         if res.status == 0 and res.x is not None:
             return res
         tried.append(f"{m}: status {res.status} ({res.message})")

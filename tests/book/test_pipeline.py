@@ -178,7 +178,7 @@ def test_generated_pages_render_claims_benchmarks_and_status():
 
 
 def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline(tmp_path):
-    claim = {"id": "a", "paper": "primer", "text": "t", "paper_value": "1", "ours": "2",
+    claim = {"id": "a", "paper": "s3vm", "text": "t", "paper_value": "1", "ours": "2",
              "verdict": "differs", "reason": "r", "notebook": "p/nb"}
     (tmp_path / "notebooks" / "p").mkdir(parents=True)
     _tiny_notebook(tmp_path / "notebooks" / "p" / "nb.ipynb", "x = 1")
@@ -198,6 +198,12 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
         (tmp_path / "notebooks" / "p" / "nb.ipynb").read_text().replace("x = 1", "x = 2"))
     page = generate_pages.scoreboard([{"claims": [claim]}], [rec], root=tmp_path)
     assert "commit c0ffee, stale)" in page and "| ⚠ differs | 1 | 1 |" in page
+    # the primer's claims are not among the papers' counts
+    primer = dict(claim, id="p", paper="primer", verdict="matches", notebook="primer/x")
+    page = generate_pages.scoreboard([{"claims": [claim, primer]}], [rec], root=tmp_path)
+    headline = page.split("## ")[0]
+    assert "| ✓ matches | 0 | 0 |" in headline and "| ⚠ differs | 1 | 1 |" in headline
+    assert "The primer's 1 claims" in headline and "1 matches" in headline
     perf = generate_pages.performance([{"suite": "s", "results": [
         {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
          "goal": "<= 2x", "goal_met": True}]}])

@@ -258,3 +258,27 @@ def test_a_cycling_simplex_is_stopped_and_reported():
     a, _ = list(StratifiedKFold(5, shuffle=True, random_state=0).split(Z, yt))[4]
     with pytest.raises(SolverError, match="not solved by HiGHS"):
         fit_mcm(rbf_kernel(Z[a], gamma=0.5 / X.shape[1]), yt[a], C=1.0)
+
+
+def test_the_interior_point_fallback_has_its_own_iteration_cap(monkeypatch):
+    """The IPM gets :data:`IPM_ITERATION_LIMIT`, not the simplex cap: a stalled IPM used to
+    run ~28,000 iterations (minutes) before its failure was reported."""
+    from scipy.optimize import OptimizeResult
+
+    from pathlib_core.core.exceptions import SolverError
+    from pathlib_core.mcm import lp as lpmod
+
+    seen = {}
+
+    def failing(c, method, options, **kw):
+        seen[method] = options["maxiter"]
+        return OptimizeResult(status=1, x=None, message="iteration limit")
+
+    monkeypatch.setattr(lpmod, "linprog", failing)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    with pytest.raises(SolverError, match="highs-ipm: status 1"):
+        fit_mcm(rbf_kernel(X, gamma=0.5), y, C=1.0)
+    assert set(seen) == set(LP_METHODS)
+    assert seen["highs-ipm"] == lpmod.IPM_ITERATION_LIMIT < seen["highs"] == seen["highs-ds"]
