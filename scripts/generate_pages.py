@@ -225,8 +225,12 @@ def full_runs(records: list[dict]) -> list[str]:
         time = _fmt_duration(r.get("seconds"))
         if len(r.get("attempt_seconds") or []) > 1:
             time += f" ({len(r['attempt_seconds'])} attempts, resumed)"
-        if r.get("parameters"):
-            time += " with " + ", ".join(f"{k}={v}" for k, v in sorted(r["parameters"].items()))
+        # the checkpoint folder is a path on the machine that ran it: where, not how
+        shown = {k: v for k, v in (r.get("parameters") or {}).items() if k != "CHECKPOINT"}
+        if shown:
+            time += " with " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items()))
+        if (r.get("parameters") or {}).get("CHECKPOINT"):
+            time += " (resumable, with a checkpoint folder)"
         rows.append([f"`{r['notebook']}`", r.get("seed"), time,
                      r.get("date"), f"`{r.get('commit')}`", state, verdicts])
     parts.append(_table(["notebook", "seed", "time", "date", "commit", "state",

@@ -251,6 +251,9 @@ def test_a_resumed_full_run_records_the_time_of_every_attempt(tmp_path):
     assert rec["attempt_seconds"] == [3600.0, 5400.5] and rec["parameters"] == {}
     rec["parameters"] = {"N_JOBS": 2}
     assert "2.50 h (2 attempts, resumed) with N_JOBS=2" in generate_pages.status([], [rec])
+    rec["parameters"] = {"N_JOBS": 2, "CHECKPOINT": "/tmp/some/machine/path"}
+    page = generate_pages.status([], [rec])
+    assert "with N_JOBS=2 (resumable, with a checkpoint folder)" in page and "/tmp" not in page
     with pytest.raises(ValueError, match="shorter"):
         record_full_run.gather(build, "p/nb", "abc", [9000.0, 60.0], root=tmp_path)
     with pytest.raises(ValueError, match=">= 0"):
