@@ -17,7 +17,7 @@ __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
     submodules=["lp", "path", "conformal", "estimators", "protocol"],
     submod_attrs={
-        "lp": ["fit_mcm", "mcm_lp", "MCMResult", "LP_METHODS", "C_RESOLVE", "C_MIN"],
+        "lp": ["fit_mcm", "at_larger_C", "mcm_lp", "MCMResult", "LP_METHODS", "C_RESOLVE", "C_MIN"],
         "path": ["mcm_path", "mcm_path_cv", "MCMPathSolution", "PathCVResult"],
         "conformal": ["scatter_matrices", "fisher_ratio_direct", "optimize_conformal",
                       "ConformalSolution"],

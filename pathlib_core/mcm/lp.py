@@ -27,6 +27,7 @@ scikit-learn estimators in :mod:`pathlib_core.mcm.estimators`.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 
@@ -46,7 +47,7 @@ from ..core.validation import (
     positive_scalar,
 )
 
-__all__ = ["MCMResult", "fit_mcm", "mcm_lp", "LP_METHODS", "C_RESOLVE", "C_MIN"]
+__all__ = ["MCMResult", "fit_mcm", "at_larger_C", "mcm_lp", "LP_METHODS", "C_RESOLVE", "C_MIN"]
 
 #: ``method`` values accepted by :func:`fit_mcm` (scipy's HiGHS front ends).
 LP_METHODS = ("highs", "highs-ds", "highs-ipm")
@@ -555,6 +556,54 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
                      dual_slack=w_lb[n_th + 2:].copy(), support=support, kkt=kkt,
                      status="optimal", method=method, n_iter=n_iter,
                      C=C, l1=l1, polish=polish, rank=rank, lp=lp)
+
+
+def at_larger_C(result: MCMResult, C: float) -> MCMResult:
+    r"""The MCM solution at a larger ``C`` from one without slack, with no LP solve.
+
+    When the solution at ``C_0`` has ``q = 0``, it is optimal for every ``C >= C_0``: its
+    objective ``h + l1 |lambda|_1`` does not depend on ``C``, and any feasible point has
+    ``h' + l1 |lambda'|_1 + C sum q' >= h' + l1 |lambda'|_1 + C_0 sum q' >= h + l1
+    |lambda|_1``. The primal and the multipliers of (31)-(32) are kept; the multipliers of
+    ``q_i >= 0`` take the extra cost ``C - C_0`` (they stay complementary to ``q = 0``), and
+    the residuals of the certificate are recomputed for the new costs. This is how
+    :func:`fit_mcm` treats a ``C`` above :data:`C_RESOLVE`.
+
+    Parameters
+    ----------
+    result : MCMResult
+        A solution of :func:`fit_mcm` whose slack ``q`` is zero in every entry.
+    C : float
+        The new slack penalty, at least ``result.C``.
+
+    Returns
+    -------
+    MCMResult
+        The same ``lambda``, ``b``, ``h`` and support; ``C``, the dual slack and ``kkt``
+        for the new penalty, ``n_iter = 0``.
+
+    Raises
+    ------
+    ValueError
+        ``result`` has slack, or ``C`` is below ``result.C``.
+    """
+    C = positive_scalar(C, "C")
+    if C < result.C:
+        raise ValueError(f"C must be at least result.C = {result.C:g}; got {C:g}")
+    if np.any(result.slack != 0.0):
+        raise ValueError("result must have no slack (q = 0) to be optimal at a larger C; it has "
+                         f"{int(np.count_nonzero(result.slack))} non-zero q_i")
+    lp = dict(result.lp)
+    n, n_th = lp["n"], (2 * lp["p"] if lp["split"] else lp["p"])
+    qs = slice(n_th + 2, n_th + 2 + n)
+    c, w_lb = lp["c"].copy(), lp["w_lb"].copy()
+    c[qs] = C
+    w_lb[qs] += C - result.C
+    kkt = lp_residuals(c, lp["x"], G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=lp["z"],
+                       w_lb=w_lb, w_ub=lp["w_ub"])
+    lp.update(c=c, w_lb=w_lb)
+    return dataclasses.replace(result, C=C, dual_slack=w_lb[qs].copy(), kkt=kkt, n_iter=0,
+                               lp=lp)
 
 
 def _linear_mcm(X, y, *, C, method, sv_tol):

@@ -282,3 +282,31 @@ def test_the_interior_point_fallback_has_its_own_iteration_cap(monkeypatch):
         fit_mcm(rbf_kernel(X, gamma=0.5), y, C=1.0)
     assert set(seen) == set(LP_METHODS)
     assert seen["highs-ipm"] == lpmod.IPM_ITERATION_LIMIT < seen["highs"] == seen["highs-ds"]
+
+
+def test_at_larger_C_is_the_solution_of_the_larger_C():
+    """A slack-free solution is optimal at any larger C: same objective as a fresh solve, and a
+    certificate at rounding level for the new costs."""
+    from pathlib_core.mcm import at_larger_C
+
+    X, y = _data(0, shift=2.0)
+    K = rbf_kernel(X, gamma=0.5)
+    r = fit_mcm(K, y, C=1.0, l1=0.01)
+    assert not np.any(r.slack)
+    up = at_larger_C(r, 50.0)
+    fresh = fit_mcm(K, y, C=50.0, l1=0.01)
+    assert up.C == 50.0 and up.n_iter == 0
+    assert up.objective == pytest.approx(fresh.objective, rel=1e-9)
+    from pathlib_core.core.kkt import lp_residuals
+
+    lp = up.lp
+    rel = lp_residuals(lp["c"], lp["x"], G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"],
+                       z=lp["z"], w_lb=lp["w_lb"], w_ub=lp["w_ub"], relative=True)
+    assert rel.max < 1e-9 and up.kkt.max <= 1e-8 * 50.0
+    np.testing.assert_allclose(up.dual_slack, r.dual_slack + 49.0)
+    with pytest.raises(ValueError, match="C must be at least"):
+        at_larger_C(r, 0.5)
+    soft = fit_mcm(K, np.where(np.arange(len(y)) < 3, -y, y), C=0.05, l1=0.5)
+    assert np.any(soft.slack)
+    with pytest.raises(ValueError, match="no slack"):
+        at_larger_C(soft, 2.0)

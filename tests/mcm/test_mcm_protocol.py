@@ -20,7 +20,7 @@ def _tiny_data(n=24, seed=0):
 def test_settings_of_the_modes():
     q, f = protocol.protocol_settings("quick"), protocol.protocol_settings("full")
     assert (q["outer"], q["inner"], q["n_max"], len(q["names"])) == (3, 0, 80, 12)
-    assert (f["outer"], f["inner"], f["n_max"], len(f["names"])) == (5, 5, None, 16)
+    assert (f["outer"], f["inner"], f["n_max"], len(f["names"])) == (5, 3, None, 16)
     assert protocol.learning_curve_settings("quick")["sizes"][0] == 25
     for fn in (protocol.protocol_settings, protocol.learning_curve_settings):
         with pytest.raises(ValueError, match="mode"):
@@ -166,10 +166,64 @@ def test_path_selection_on_a_low_rank_kernel_ranks_failed_fits_last():
 
     X, y = protocol.load_binary("tae")
     tr, _ = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
-    from sklearn.exceptions import FitFailedWarning
+    from sklearn.preprocessing import StandardScaler
 
     d = X.shape[1]
-    with pytest.warns(FitFailedWarning), pytest.warns(UserWarning, match="non-finite"):
-        sel = protocol.select_mcm_by_path(X[tr], y[tr], [0.5 / d, 1.0 / d, 2.0 / d], inner=5,
-                                          seed=0)
+    widths = [0.5 / d, 1.0 / d, 2.0 / d]
+    sel = protocol.select_mcm_by_path(X[tr], y[tr], widths, inner=5, seed=0)
     assert sel["how"] == "grid" and np.isfinite(sel["error"]) and 0 <= sel["error"] < 0.5
+    # the failure did happen on these folds: some grid fit scores nan
+    Z = StandardScaler().fit_transform(X[tr])
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(Z, y[tr]))
+    Cs = protocol.make_method("MCM", d)[1]["mcmclassifier__C"]
+    acc, _, _ = protocol._grid_accuracies(Z, y[tr], folds, {"C": Cs, "gamma": widths,
+                                                            "l1": [0.0]}, standardize=False)
+    assert any(np.isnan(a).any() for a in acc.values())
+
+
+@pytest.mark.parametrize("name", ["heart", "tic-tac-toe"])
+def test_mcm_l1_selection_is_that_of_grid_search(name):
+    """select_mcm_l1 scores every setting as GridSearchCV does (the same mean accuracies,
+    hence the same choice), while reusing slack-free solutions along C."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    X, y = protocol.load_binary(name)
+    keep = np.random.default_rng(0).permutation(len(y))[:120]
+    X, y = X[keep], y[keep]
+    est, grid = protocol.make_method("MCM-l1", X.shape[1])
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    sel = protocol.select_mcm_l1(X, y, grid, cv)
+    gs = GridSearchCV(est, grid, cv=cv).fit(X, y)
+    assert [{k.split("__")[-1]: v for k, v in p.items()} for p in gs.cv_results_["params"]] \
+        == sel["settings"]
+    np.testing.assert_allclose(sel["mean_scores"], gs.cv_results_["mean_test_score"],
+                               rtol=0, atol=1e-12)
+    assert sel["params"] == {k.split("__")[-1]: v for k, v in gs.best_params_.items()}
+    assert sel["n_solved"] + sel["n_reused"] == 3 * len(sel["settings"])
+    if name == "tic-tac-toe":  # a near-separable set: some larger C are taken without a solve
+        assert sel["n_reused"] > 0
+
+
+def test_mcm_l1_selection_ranks_failed_fits_last(monkeypatch):
+    from pathlib_core.core.exceptions import SolverError
+    from pathlib_core.mcm import lp
+
+    X, y = protocol.load_binary("heart")
+    X, y = X[:60], y[:60]
+    grid = {"C": [0.1, 1.0], "gamma": [0.1], "l1": [1e-3, 1e-1]}
+    real = lp.fit_mcm
+
+    def failing(K, y, *, C, l1):
+        if l1 == 1e-3:
+            raise SolverError("simulated failure")
+        return real(K, y, C=C, l1=l1)
+
+    monkeypatch.setattr(lp, "fit_mcm", failing)
+    sel = protocol.select_mcm_l1(X, y, grid, [(np.arange(30), np.arange(30, 60))])
+    assert sel["params"]["l1"] == 1e-1
+    assert np.isnan(sel["mean_scores"][[s["l1"] == 1e-3 for s in sel["settings"]]]).all()
+    monkeypatch.setattr(lp, "fit_mcm", lambda *a, **k: (_ for _ in ()).throw(SolverError("x")))
+    with pytest.raises(SolverError, match="every MCM-l1 fit"):
+        protocol.select_mcm_l1(X, y, grid, [(np.arange(30), np.arange(30, 60))])
+    with pytest.raises(ValueError, match="grid"):
+        protocol.select_mcm_l1(X, y, {"C": [1.0]}, [(np.arange(30), np.arange(30, 60))])
