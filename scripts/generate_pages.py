@@ -70,23 +70,35 @@ def _paper_scale(records: list[dict], root: Path | None = None) -> dict:
     return out
 
 
+def _chapter_link(notebook: str) -> str:
+    """A link to the chapter that checks a claim (``part/name`` -> its executed page)."""
+    if not notebook:
+        return ""
+    part, _, name = notebook.partition("/")
+    label = f"{part}/{name.split('_', 1)[0]}" if name else part
+    return f"{{doc}}`{label} </executed/{notebook}>`"
+
+
 def scoreboard(results: list[dict], records: list[dict] | None = None,
                root: Path | None = None) -> str:
     """Every claim at both scales: the value and verdict of this build (quick mode) and those
-    of the chapter's paper-scale record (with its date, commit and current/stale state).
-    The headline counts take the paper-scale verdict where a current record has the claim."""
+    of the chapter's paper-scale record (current or stale; its date and commit are on the
+    status page). The verdict column, and the counts on top, take the paper-scale verdict
+    where a current record has the claim, else this build's.
+
+    Layout: counts per part (verdict x part) first; then one compact table per part (claim,
+    paper, each scale's value and verdict, the verdict, a link to the checking chapter), with
+    the reasons for the verdicts in a collapsible list under it."""
     claims = [c for r in results for c in r.get("claims", [])]
     full = _paper_scale(records or [], root)
     parts = ["(scoreboard)=", "# Reproduction scoreboard", "",
-             "Every quantitative or qualitative claim that a chapter checks is listed here with "
-             "the paper's value, the value measured in this build (quick mode), the value of "
-             "the chapter's paper-scale run (a recorded full-mode run, with its date, commit "
-             "and whether it is *current*: its notebook, modules, data registry, lock file "
-             "and parameters unchanged since) and a verdict for each. The rows are written by "
-             "the notebooks themselves (through `pathlib_core.experiments.results`) when they "
-             "run to completion; nothing on this page is typed in by hand. A verdict of "
-             "*differs* or *not reproduced* always comes with the measured numbers and our "
-             "reason.", ""]
+             "Each claim that a chapter checks, with the paper's value, our value in this "
+             "build (quick mode, small problems) and at paper scale (the chapter's recorded "
+             "full-mode run; *current* while its notebook, code, data, dependencies and "
+             "parameters are unchanged, see {ref}`status`), and a verdict. The rows are "
+             "written by the notebooks when they run; nothing here is typed in by hand. Every "
+             "*differs* or *not reproduced* comes with its numbers and a reason, listed under "
+             "each table.", ""]
     if not claims:
         parts.append("No claims were recorded in this build yet.")
         return "\n".join(parts) + "\n"
@@ -95,45 +107,60 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
         f = full.get(c["id"])
         return f[0]["verdict"] if f is not None and not f[2] else c["verdict"]
 
-    # the headline counts the five papers' claims; the primer's (classic results the papers
-    # build on) are counted apart
+    known = {k for k, _ in PAPERS}
+    order = PAPERS + [(k, k) for k in sorted({c["paper"] for c in claims} - known)]
+    titles = {k: (t if k in known else f"Paper {k}") for k, t in order}
+    present = [k for k, _ in order if any(c["paper"] == k for c in claims)]
+    # the counts: the five papers' claims per part, with the primer's (classic results the
+    # papers build on) in a row of their own below the total
     papers = [c for c in claims if c["paper"] not in BACKGROUND]
     background = [c for c in claims if c["paper"] in BACKGROUND]
-    counts = {v: sum(c["verdict"] == v for c in papers) for v in VERDICT_MARK}
-    heads = {v: sum(headline(c) == v for c in papers) for v in VERDICT_MARK}
+
+    def count_row(label, rows):
+        return ([label, len(rows)] + [sum(headline(c) == v for c in rows) for v in VERDICT_MARK])
+
+    table = [count_row(f"{{ref}}`{titles[k]} <scoreboard-{k}>`",
+                       [c for c in claims if c["paper"] == k])
+             for k in present if k not in BACKGROUND]
+    table.append(count_row("**the five papers**", papers))
+    table += [count_row(f"{{ref}}`{titles[k]} <scoreboard-{k}>` (background)",
+                        [c for c in claims if c["paper"] == k])
+              for k in present if k in BACKGROUND]
     n_current = sum(1 for c in papers if c["id"] in full and not full[c["id"]][2])
-    parts.append(_table(["verdict", "claims of the papers (this build)", "headline"],
-                        [[VERDICT_MARK[v], counts[v], heads[v]] for v in VERDICT_MARK]))
-    parts += ["", f"The headline uses the paper-scale verdict for the {n_current} of "
-              f"{len(papers)} claims of the papers whose chapter has a current paper-scale "
-              "record, and this build's verdict for the others."]
+    counts = {v: sum(c["verdict"] == v for c in papers) for v in VERDICT_MARK}
+    parts += ["## Summary", "",
+              _table(["part", "claims"] + [VERDICT_MARK[v] for v in VERDICT_MARK], table), "",
+              f"The counts use the paper-scale verdict for the {n_current} of {len(papers)} "
+              "claims of the papers whose chapter has a current paper-scale record, and this "
+              "build's verdict for the others. This build alone gives "
+              + ", ".join(f"{counts[v]} {v}" for v in VERDICT_MARK) + "."]
     if background:
         bg = {v: sum(headline(c) == v for c in background) for v in VERDICT_MARK}
         parts += ["", f"The primer's {len(background)} claims (the classic results the "
                   "papers build on) are counted apart: "
                   + ", ".join(f"{n} {v}" for v, n in bg.items() if n) + "."]
-    known = {k for k, _ in PAPERS}
-    order = PAPERS + [(k, k) for k in sorted({c["paper"] for c in claims} - known)]
-    for key, title in order:
+    for key in present:
         rows = [c for c in claims if c["paper"] == key]
-        if not rows:
-            continue
-        if key not in known:
-            title = f"Paper `{key}`"
-        parts += ["", f"## {title}", ""]
-        table = []
+        parts += ["", f"(scoreboard-{key})=", f"## {titles[key]}", ""]
+        table, reasons = [], []
         for c in rows:
             f = full.get(c["id"])
             if f is None:
-                scale = "no paper-scale record"
+                scale = "not run"
             else:
-                fc, rec, why = f
-                scale = (f"{fc['ours']} — {VERDICT_MARK[fc['verdict']]} ({rec.get('date')}, "
-                         f"commit {rec.get('commit')}, {'current' if not why else 'stale'})")
-            table.append([c["text"], c["paper_value"], c["ours"], VERDICT_MARK[c["verdict"]],
-                          scale, c.get("reason", ""), f"`{c.get('notebook', '')}`"])
-        parts.append(_table(["claim", "paper", "ours (this build)", "verdict",
-                             "paper scale (recorded run)", "reason", "notebook"], table))
+                fc, _, why = f
+                scale = (f"{fc['ours']} ({VERDICT_MARK[fc['verdict']].split()[0]}, "
+                         f"{'current' if not why else 'stale'})")
+            quick = f"{c['ours']} ({VERDICT_MARK[c['verdict']].split()[0]})"
+            table.append([c["text"], c["paper_value"], quick, scale,
+                          VERDICT_MARK[headline(c)], _chapter_link(c.get("notebook", ""))])
+            if c.get("reason"):
+                reasons.append(f"- **{_cell(c['text'])}** ({VERDICT_MARK[headline(c)]}): "
+                               f"{_cell(c['reason'])}")
+        parts.append(_table(["claim", "paper", "this build", "paper scale", "verdict",
+                             "checked in"], table))
+        if reasons:
+            parts += ["", ":::{dropdown} Reasons behind the verdicts", *reasons, ":::"]
     return "\n".join(parts) + "\n"
 
 

@@ -63,6 +63,14 @@ _ITERATION_FLOPS = 2.5e5
 #: solve_qp limits the BLAS to one thread from this size on (below it the BLAS does not
 #: thread, and the limit would only add its few microseconds per call)
 _BLAS_LIMIT_MIN_N = 64
+#: from this size on, a box-constrained QP whose Hessian has no zero entry (a kernel matrix)
+#: updates its gradient and term scale after each step from the moved coordinates only
+#: (``n |moved|`` flops instead of ``n^2``; see ``_ActiveSetQP._move``)
+_INCREMENTAL_MIN_N = 128
+#: incremental updates between two exact evaluations of the gradient and the term scale
+#: (each update adds rounding of a few eps relative to the terms; an optimum is always
+#: confirmed on the exact gradient)
+_EXACT_EVERY = 50
 _EPS = np.finfo(float).eps
 
 
@@ -636,6 +644,12 @@ class _ActiveSetQP:
         self.n_crash = 0
         self._absP = None
         self._no_curvature = ~np.any(self.P != 0.0, axis=0)  # zero columns of P
+        # incremental gradient and term scale (_move): box constraints only, and no zero entry
+        # in P, so that no coordinate's terms vanish while x != 0 (the exact zeros that
+        # _fit_multipliers relies on never arise)
+        self._incremental = bool(
+            self.n >= _INCREMENTAL_MIN_N and d.A.shape[0] == 0 and self.mG == 0
+            and self.pscale > 0.0 and not self._no_curvature.any() and np.all(self.P != 0.0))
         self.s_x = np.abs(d.q)  # |q| + |P||x| at the current point (set by _term_scale)
         self.psd_confirmed = False
         self.work = 0.0  # flops so far: gradients (n^2 each) and reduced-Hessian factorizations
@@ -829,7 +843,8 @@ class _ActiveSetQP:
         # the size of the gradient's terms on F at *this* x (not the last multiplier test's
         # scale, which can be zero here, e.g. after a step from a point with x_F = q_F = 0):
         # a reduced gradient below tol times it is rounding, neither a step nor a ray
-        gtol = self.tol * float(np.max(self._free_term_scale(x, F)))
+        sF = self.s_x[F] if self._incremental else self._free_term_scale(x, F)
+        gtol = self.tol * float(np.max(sF))
         u, kind, acc = self._reduced_step(0.5 * (H + H.T), gz, gtol)
         p[F] = u if Z is None else Z @ u
         if kind == "ray":
@@ -1085,10 +1100,11 @@ class _ActiveSetQP:
         at_min = False
         status = "max_iter"
         ray = None
-        self._term_scale(x)
+        g, stale = self._exact(x)
         while self.n_iter < self.max_iter:
             self.n_iter += 1
-            g = self.P @ x + d.q
+            if stale >= _EXACT_EVERY:
+                g, stale = self._exact(x)
             self.work += float(self.n) ** 2 + _ITERATION_FLOPS
             if not at_min:
                 p, kind = self._direction(x, g)
@@ -1102,16 +1118,22 @@ class _ActiveSetQP:
                     if not np.isfinite(alpha):
                         status, ray = "unbounded", p
                         break
-                    x = x + alpha * p
+                    x_old, x = x, x + alpha * p
                     if block is not None:
                         self._add(x, p, block)
                     else:
                         at_min = kind == "newton"
+                    g, stale = self._move(x_old, x, g, stale)
                     self._count_zero_step(alpha * pn)
                     continue
-            self._term_scale(x)
+            if not self._incremental:
+                self._term_scale(x)
             nu, z, w_lb, w_ub = self._multipliers(g)
             drop = self._to_drop(nu, z, w_lb, w_ub)
+            if drop is None and stale:  # confirm the optimum on the exact gradient
+                g, stale = self._exact(x)
+                nu, z, w_lb, w_ub = self._multipliers(g)
+                drop = self._to_drop(nu, z, w_lb, w_ub)
             if drop is None:
                 status = "optimal"
                 break
@@ -1129,6 +1151,36 @@ class _ActiveSetQP:
         self._term_scale(x)
         nu, z, w_lb, w_ub = self._multipliers(g)
         return x, nu, z, w_lb, w_ub, status, ray
+
+    def _exact(self, x: np.ndarray) -> tuple[np.ndarray, int]:
+        """``(P x + q, 0)``, with the term scale ``s_x`` recomputed at ``x``."""
+        self._term_scale(x)
+        return self.P @ x + self.d.q, 0
+
+    def _move(self, x_old: np.ndarray, x: np.ndarray, g: np.ndarray,
+              stale: int) -> tuple[np.ndarray, int]:
+        """The gradient at ``x`` after a step from ``x_old``, and the count of incremental
+        updates since the last exact one.
+
+        Without the incremental mode (see ``__init__``) it is ``P x + q`` afresh (the term scale
+        is then computed where it is used). In that mode, only the rows of ``P`` of the moved
+        coordinates enter: ``g += dx_M P_M`` and ``s_x += (|x_M| - |x_M^old|) |P|_M``
+        (``n |M|`` flops; ``P`` is symmetric), unless most coordinates moved or ``x = 0``
+        (then both are computed exactly).
+        """
+        if not self._incremental:
+            return self.P @ x + self.d.q, 0
+        moved = np.flatnonzero(x != x_old)
+        if moved.size == 0:
+            return g, stale
+        if 4 * moved.size > self.n or not np.any(x):
+            return self._exact(x)
+        if self._absP is None:
+            self._absP = np.abs(self.P)
+        g = g + (x[moved] - x_old[moved]) @ self.P[moved]
+        ds = (np.abs(x[moved]) - np.abs(x_old[moved])) @ self._absP[moved]
+        self.s_x = np.maximum(self.s_x + ds, 0.0)
+        return g, stale + 1
 
     def _restore(self, x: np.ndarray) -> np.ndarray:
         """Make the working-set equalities hold to rounding by a least-squares move of free x.

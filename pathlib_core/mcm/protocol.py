@@ -492,7 +492,10 @@ def run_protocol(data: dict, *, outer: int, inner: int, seed: int, methods=METHO
     if unknown:
         raise ValueError(f"methods must be among {list(METHODS)}; got {sorted(unknown)}")
     families = [f for f, members in FAMILIES.items() if set(members) & set(methods)]
-    settings = [dict(name=name, fold=k, family=f) for name in data for k in range(outer)
+    # the largest data sets first, so that no worker is left with one long task at the end
+    # (the rows are put back in the data sets' order below)
+    by_size = sorted(data, key=lambda name: -len(data[name][1]))
+    settings = [dict(name=name, fold=k, family=f) for name in by_size for k in range(outer)
                 for f in families]
 
     folds = seed  # the task's own seed argument is the runner's per-task seed (unused)
@@ -591,14 +594,38 @@ def nested_prefix(y, n: int, perms: dict) -> np.ndarray:
                                    for cl in (-1.0, 1.0)]))
 
 
+def _learning_curve_seed(name: str, si: int, sizes, *, seed: int, methods) -> dict:
+    """One data set and seed of :func:`learning_curves`: accuracies ``method -> list`` (one per
+    size) and the warnings of the fits."""
+    X, y = load_binary(name)
+    Xp, Xt, yp, yt = train_test_split(X, y, test_size=min(300, round(0.4 * len(y))),
+                                      stratify=y, random_state=seed + si)
+    r = np.random.default_rng(seed + si)
+    perms = {cl: r.permutation(np.flatnonzero(yp == cl)) for cl in (-1.0, 1.0)}
+    acc = {m: [] for m in methods}
+    caught_all = []
+    for n in sizes:
+        idx = nested_prefix(yp, n, perms)
+        for m in methods:
+            est, _ = make_method(m, X.shape[1])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                est.fit(Xp[idx], yp[idx])
+            caught_all += [f"{m} (learning curve): {type(w.message).__name__}" for w in caught]
+            acc[m].append(float(np.mean(est.predict(Xt) == yt)))
+    return {"acc": acc, "warnings": caught_all}
+
+
 def learning_curves(names, sizes, n_seeds: int, *, seed: int,
-                    methods=("SVM", "MCM-l1", "CMCM", "CSVM")):
+                    methods=("SVM", "MCM-l1", "CMCM", "CSVM"), n_jobs: int = 1):
     """Test accuracy on nested training sets of growing size, with a fixed test set.
 
     For every data set and seed ``s`` in ``range(n_seeds)``, a stratified test set of
     ``min(300, round(0.4 n))`` points is held out (``random_state = seed + s``), the training
     sets for ``sizes`` are nested stratified prefixes of per-class permutations of the rest,
-    and every method is fitted with the fixed quick-mode hyperparameters.
+    and every method is fitted with the fixed quick-mode hyperparameters. The (data set, seed)
+    tasks run on ``n_jobs`` worker processes
+    (:func:`~pathlib_core.experiments.runner.run_grid`); the results do not depend on it.
 
     Returns
     -------
@@ -607,26 +634,23 @@ def learning_curves(names, sizes, n_seeds: int, *, seed: int,
     fit_warnings : collections.Counter
         Warnings raised by the fits, ``"<method> (learning curve): <category>"``.
     """
+    from ..experiments.runner import run_grid
+
+    sizes, methods = list(sizes), list(methods)
+    settings = [dict(name=name, si=si) for name in names for si in range(n_seeds)]
+    base = seed  # the runner's per-task seed argument is not used: the tasks are seeded here
+
+    def task(name, si, seed):
+        return _learning_curve_seed(name, si, sizes, seed=base, methods=methods)
+
+    done = run_grid(task, settings, seed=seed, n_jobs=n_jobs, progress=False)
     accuracy = {name: {m: np.full((n_seeds, len(sizes)), np.nan) for m in methods}
                 for name in names}
     fit_warnings = Counter()
-    for name in names:
-        X, y = load_binary(name)
-        for si in range(n_seeds):
-            Xp, Xt, yp, yt = train_test_split(X, y, test_size=min(300, round(0.4 * len(y))),
-                                              stratify=y, random_state=seed + si)
-            r = np.random.default_rng(seed + si)
-            perms = {cl: r.permutation(np.flatnonzero(yp == cl)) for cl in (-1.0, 1.0)}
-            for ni, n in enumerate(sizes):
-                idx = nested_prefix(yp, n, perms)
-                for m in methods:
-                    est, _ = make_method(m, X.shape[1])
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always")
-                        est.fit(Xp[idx], yp[idx])
-                    fit_warnings.update(f"{m} (learning curve): {type(w.message).__name__}"
-                                        for w in caught)
-                    accuracy[name][m][si, ni] = np.mean(est.predict(Xt) == yt)
+    for st, out in zip(settings, done, strict=True):
+        for m in methods:
+            accuracy[st["name"]][m][st["si"]] = out["acc"][m]
+        fit_warnings.update(out["warnings"])
     return accuracy, fit_warnings
 
 

@@ -170,10 +170,13 @@ def test_generated_pages_render_claims_benchmarks_and_status():
                             "ours": "2", "verdict": "differs", "reason": "r",
                             "notebook": "primer/n"}]}]
     page = generate_pages.scoreboard(results)
-    assert "x \\| y" in page and "differs" in page and "## Primer" in page
-    assert page.count("## ") == 1, "each paper's section appears once"
+    assert "x \\| y" in page and "differs" in page and "\n## Primer" in page
+    assert page.count("\n## ") == 2, "the summary, then each paper's section once"
+    assert "(scoreboard-primer)=" in page and "{doc}`primer/n </executed/primer/n>`" in page
+    assert ":::{dropdown} Reasons behind the verdicts" in page
+    assert "**x \\| y** (⚠ differs): r" in page
     other = generate_pages.scoreboard([{"claims": [dict(results[0]["claims"][0], paper="new")]}])
-    assert other.count("## ") == 1 and "## Paper `new`" in other
+    assert other.count("\n## ") == 2 and "## Paper new" in other
     assert "No claims" in generate_pages.scoreboard([])
 
 
@@ -189,21 +192,30 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
     rec["input_parameters"] = generate_pages.provenance.sha256(json.dumps(
         generate_pages.provenance.semantic_parameters(rec), sort_keys=True).encode())
     page = generate_pages.scoreboard([{"claims": [claim]}], [rec], root=tmp_path)
-    assert "9 — ✓ matches (D, commit c0ffee, current)" in page
-    headline = page.split("## ")[0]
-    assert "| ✓ matches | 0 | 1 |" in headline and "| ⚠ differs | 1 | 0 |" in headline
-    assert "for the 1 of 1 claims" in headline
-    # a stale record is shown, but the headline keeps this build's verdict
+    summary, section = page.split("\n## S3VM")
+    # quick value, paper-scale value, and the paper-scale verdict in the verdict column
+    row = "| t | 1 | 2 (⚠) | 9 (✓, current) | ✓ matches | {doc}`p/nb </executed/p/nb>` |"
+    assert row in section
+    assert "<scoreboard-s3vm>` | 1 | 1 | 0 | 0 |" in summary
+    assert "| **the five papers** | 1 | 1 | 0 | 0 |" in summary
+    assert "for the 1 of 1 claims" in summary
+    assert "This build alone gives 0 matches, 1 differs" in summary
+    # a stale record is shown, but the counts and the verdict keep this build's verdict
     (tmp_path / "notebooks" / "p" / "nb.ipynb").write_text(
         (tmp_path / "notebooks" / "p" / "nb.ipynb").read_text().replace("x = 1", "x = 2"))
     page = generate_pages.scoreboard([{"claims": [claim]}], [rec], root=tmp_path)
-    assert "commit c0ffee, stale)" in page and "| ⚠ differs | 1 | 1 |" in page
+    assert "| 9 (✓, stale) | ⚠ differs |" in page
+    assert "| **the five papers** | 1 | 0 | 1 | 0 |" in page
     # the primer's claims are not among the papers' counts
     primer = dict(claim, id="p", paper="primer", verdict="matches", notebook="primer/x")
     page = generate_pages.scoreboard([{"claims": [claim, primer]}], [rec], root=tmp_path)
-    headline = page.split("## ")[0]
-    assert "| ✓ matches | 0 | 0 |" in headline and "| ⚠ differs | 1 | 1 |" in headline
-    assert "The primer's 1 claims" in headline and "1 matches" in headline
+    summary = page.split("\n## S3VM")[0]
+    assert "| **the five papers** | 1 | 0 | 1 | 0 |" in summary
+    assert "<scoreboard-primer>` (background) | 1 | 1 | 0 | 0 |" in summary
+    assert "The primer's 1 claims" in summary and "1 matches" in summary
+    # a claim without a paper-scale record says so
+    lone = dict(claim, id="z", notebook="q/other")
+    assert "| 2 (⚠) | not run | ⚠ differs |" in generate_pages.scoreboard([{"claims": [lone]}])
     perf = generate_pages.performance([{"suite": "s", "results": [
         {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
          "goal": "<= 2x", "goal_met": True}]}])

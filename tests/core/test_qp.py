@@ -669,3 +669,52 @@ def test_tiny_qps_are_not_thread_limited_and_large_ones_are(monkeypatch):
     assert entered == []
     solve_qp(np.eye(80), np.ones(80), lb=-1.0, ub=1.0)
     assert entered == [dict(limits=1, user_api="blas")]
+
+
+def _kernel_box_qp(seed, n=160):
+    """A CCCP-like box QP: an RBF kernel on points of which a quarter are repeated (P is
+    singular), signs z, bounds ``[-rho, c - rho]`` with ``rho`` in ``{0, c}``."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    X[-n // 4:] = X[: n // 4]
+    z = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2)
+    P = np.exp(-0.5 * sq) * np.outer(z, z)
+    c = np.full(n, 10.0)
+    rho = np.where(rng.random(n) < 0.2, c, 0.0)
+    return P, 0.3 * z - 1.0, -rho, c - rho
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_incremental_gradient_mode_gives_the_solution_of_the_exact_mode(seed, monkeypatch):
+    """Box QPs whose Hessian has no zero entry (kernels, n >= 128) update the gradient from
+    the moved coordinates only; the solution is that of the mode recomputing ``P x + q`` at
+    every step (to rounding), with a certificate at rounding level, cold and warm."""
+    import pathlib_core.core.qp as qp
+
+    modes = []
+    init = qp._ActiveSetQP.__init__
+
+    def spy(self, *a, **k):
+        init(self, *a, **k)
+        modes.append(self._incremental)
+
+    monkeypatch.setattr(qp._ActiveSetQP, "__init__", spy)
+    P, q, lb, ub = _kernel_box_qp(seed)
+    fast = solve_qp(P, q, lb=lb, ub=ub)
+    warm = solve_qp(P, q + 0.01, lb=lb, ub=ub, warm_start=fast)
+    assert modes == [True, True]
+    monkeypatch.setattr(qp, "_INCREMENTAL_MIN_N", 10 ** 9)
+    exact = solve_qp(P, q, lb=lb, ub=ub)
+    exact_warm = solve_qp(P, q + 0.01, lb=lb, ub=ub, warm_start=exact)
+    assert modes[2:] == [False, False]
+    for a, b in [(fast, exact), (warm, exact_warm)]:
+        assert a.status == b.status == "optimal"
+        assert a.objective == pytest.approx(b.objective, rel=1e-12, abs=1e-12)
+        # P is singular, so x is not unique; P x (the gradient) is
+        np.testing.assert_allclose(P @ a.x, P @ b.x, rtol=0, atol=1e-8 * np.abs(P @ b.x).max())
+        assert a.kkt_residuals(relative=True).max < 1e-9
+    # a Hessian with zero entries keeps the exact mode
+    modes.clear()
+    solve_qp(np.diag(np.arange(1.0, 161.0)), -np.ones(160), lb=np.zeros(160), ub=np.ones(160))
+    assert modes == [False]
