@@ -51,8 +51,24 @@ def _table(header: list[str], rows: list[list]) -> str:
 
 
 def _load_all(folder: Path) -> list[dict]:
+    return _load_all_files(sorted(folder.glob("*.json")))
+
+
+def _load_results(folder: Path, notebooks: Path) -> list[dict]:
+    """The claim records of the book's notebooks: ``<part>__<name>.json`` whose notebook
+    ``notebooks/<part>/<name>.ipynb`` exists (a notebook run outside the book, e.g. in an
+    interactive session, leaves a file that is not one of the chapters)."""
     out = []
     for p in sorted(folder.glob("*.json")):
+        part, _, name = p.stem.partition("__")
+        if name and (notebooks / part / f"{name}.ipynb").exists():
+            out.extend(_load_all_files([p]))
+    return out
+
+
+def _load_all_files(paths) -> list[dict]:
+    out = []
+    for p in paths:
         try:
             out.append(json.loads(p.read_text(encoding="utf-8")))
         except json.JSONDecodeError as exc:
@@ -295,10 +311,12 @@ def main(argv=None) -> int:
     ap.add_argument("--bench-dir", type=Path, default=Path("benchmarks/results"))
     ap.add_argument("--full-dir", type=Path, default=Path("benchmarks/full_runs"))
     ap.add_argument("--out", type=Path, default=Path("book/generated"))
+    ap.add_argument("--notebooks-dir", type=Path, default=Path("notebooks"))
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     pages = {
-        "scoreboard.md": scoreboard(_load_all(args.build_dir / "results"),
+        "scoreboard.md": scoreboard(_load_results(args.build_dir / "results",
+                                                  args.notebooks_dir),
                                     _load_all(args.full_dir)),
         "performance.md": performance(_load_all(args.bench_dir)),
         "status.md": status(_load_all(args.build_dir / "status"), _load_all(args.full_dir)),

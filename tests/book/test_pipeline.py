@@ -404,3 +404,18 @@ def test_verify_html_checks_shown_images_and_drops_leftovers(tmp_path):
     (html / "_images" / "h2.svg").write_text("<svg>stale but shown</svg>")
     (html / "page2.html").write_text('<img src="../_images/h2.svg" />')
     assert figure_manifest.cmd_verify_html(html, build) == 1
+
+
+def test_scoreboard_reads_only_the_chapters_results(tmp_path):
+    """A claim file of a notebook run outside the book (no notebooks/<part>/<name>.ipynb) does
+    not reach the scoreboard."""
+    (tmp_path / "results").mkdir()
+    (tmp_path / "notebooks" / "p").mkdir(parents=True)
+    (tmp_path / "notebooks" / "p" / "nb.ipynb").write_text("{}")
+    claim = {"id": "a", "paper": "s3vm", "text": "t", "paper_value": "1", "ours": "2",
+             "verdict": "differs", "reason": "r", "notebook": "p/nb"}
+    for stem in ("p__nb", "interactive", "p__gone"):
+        (tmp_path / "results" / f"{stem}.json").write_text(json.dumps(
+            {"claims": [dict(claim, id=stem)]}))
+    got = generate_pages._load_results(tmp_path / "results", tmp_path / "notebooks")
+    assert [c["id"] for r in got for c in r["claims"]] == ["p__nb"]
