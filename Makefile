@@ -34,7 +34,7 @@ CORE      := $(shell find pathlib_core -name '*.py') pathlib_core/datasets/regis
 PARAMS    := $(BUILD)/params.txt
 
 .PHONY: help install lock test test-explore lint execute pages book check-repro check-browser \
-        check-install bench full full-status clean \
+        check-install check-seeds bench full full-status clean \
         distclean FORCE
 
 help: ## show this help
@@ -110,6 +110,15 @@ check-repro: $(STAMP) execute ## execute every notebook once more; figure manife
 	    --mode $(MODE) --seed $(SEED) --build-dir $(BUILD)/repro; done
 	$(PY) scripts/figure_manifest.py write --build-dir $(BUILD)/repro
 	$(PY) scripts/figure_manifest.py compare $(BUILD)/figures.sha256 $(BUILD)/repro/figures.sha256
+
+SEED2 ?= 1
+check-seeds: $(STAMP) execute ## run every notebook at a second seed (SEED2); no verdict may flip
+	rm -rf $(BUILD)/seed2
+	for nb in $(NOTEBOOKS); do \
+	  $(PY) scripts/execute_notebook.py $$nb $(BUILD)/seed2/executed/$${nb#notebooks/} \
+	    --mode $(MODE) --seed $(SEED2) --build-dir $(BUILD)/seed2; done
+	$(PY) scripts/check_seed_flips.py $(BUILD)/results $(BUILD)/seed2/results \
+	  --seeds $(SEED) $(SEED2)
 
 check-install: $(STAMP) ## pip install the package into a fresh venv and use it as a library
 	$(PY) scripts/check_install.py
