@@ -12,20 +12,21 @@ second seed and calls this script.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import generate_pages  # noqa: E402
 
-def load_verdicts(folder: Path) -> dict[str, dict]:
-    """``{claim id: claim}`` over every ``*.json`` claim record in ``folder``."""
+
+def load_verdicts(folder: Path, notebooks: Path = Path("notebooks")) -> dict[str, dict]:
+    """``{claim id: claim}`` from the claim records in ``folder`` of the book's notebooks
+    (read as the scoreboard reads them, :func:`generate_pages._load_results`: a file left by
+    a notebook run outside the book is not one of them)."""
     if not folder.is_dir():
         raise SystemExit(f"error: {folder} is not a folder of claim records")
-    out = {}
-    for p in sorted(folder.glob("*.json")):
-        for c in json.loads(p.read_text(encoding="utf-8")).get("claims", []):
-            out[c["id"]] = c
-    return out
+    return {c["id"]: c for r in generate_pages._load_results(folder, notebooks)
+            for c in r.get("claims", [])}
 
 
 def compare(a: dict[str, dict], b: dict[str, dict]) -> tuple[list[str], list[str]]:
@@ -40,8 +41,10 @@ def main(argv=None) -> int:
     ap.add_argument("first", type=Path)
     ap.add_argument("second", type=Path)
     ap.add_argument("--seeds", nargs=2, default=["first", "second"], metavar=("A", "B"))
+    ap.add_argument("--notebooks-dir", type=Path, default=Path("notebooks"))
     args = ap.parse_args(argv)
-    a, b = load_verdicts(args.first), load_verdicts(args.second)
+    a = load_verdicts(args.first, args.notebooks_dir)
+    b = load_verdicts(args.second, args.notebooks_dir)
     if not a and not b:
         print("error: no claims recorded in either build")
         return 1
