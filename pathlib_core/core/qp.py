@@ -36,6 +36,14 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from .box_qp_kernel import (
+    HAND_BACK,
+    MAX_ITER,
+    OPTIMAL,
+    UNBOUNDED,
+    box_active_set,
+    most_negative_bound,
+)
 from .exceptions import NotPSDError, QPSolverError
 from .fit_result import FitResult
 from .kkt import KKTResiduals, QPData, _qp_data, qp_data_residuals
@@ -71,6 +79,9 @@ _INCREMENTAL_MIN_N = 128
 #: (each update adds rounding of a few eps relative to the terms; an optimum is always
 #: confirmed on the exact gradient)
 _EXACT_EVERY = 50
+#: run the incremental mode's iterations in the compiled loop of
+#: :mod:`pathlib_core.core.box_qp_kernel` (False: the Python loop; tests compare the two)
+_COMPILED_BOX = True
 _EPS = np.finfo(float).eps
 
 
@@ -389,27 +400,6 @@ def _scaled_problem(d: QPData) -> tuple[_Scaling | None, QPData]:
 # ---------------------------------------------------------------------------------------------
 # Feasible starting points
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
-def _most_negative_bound(state, w_lb, w_ub, s, tol, first):  # pragma: no cover - compiled
-    """``(i, w_i / s_i)`` for the variable at a bound to release: among those whose relative
-    multiplier ``w_i / s_i`` is below ``-tol``, the most negative ``w_i`` (Dantzig's rule on
-    the equilibrated problem), or the first one when ``first``; ``(-1, 0)`` if none."""
-    best, arg, rel = 0.0, -1, 0.0
-    for i in range(state.shape[0]):
-        if state[i] == LOWER:
-            w = w_lb[i]
-        elif state[i] == UPPER:
-            w = w_ub[i]
-        else:
-            continue
-        r = w / s[i] if s[i] > 0.0 else 0.0
-        if r < -tol and (arg < 0 or w < best):
-            best, arg, rel = w, i, r
-            if first:
-                break
-    return arg, rel
-
-
 @njit(cache=True)
 def _bound_tolerances(lb, ub, tau):  # pragma: no cover - compiled
     """``tau`` times the scale of each variable's bounds (see :class:`_Feasibility`)."""
@@ -976,7 +966,7 @@ class _ActiveSetQP:
         the most negative relative multiplier is dropped (Bland: the first one).
         """
         s = self._stat_scale(nu, z)
-        k, val = _most_negative_bound(self.state, w_lb, w_ub, s, self.tol, self.bland)
+        k, val = most_negative_bound(self.state, w_lb, w_ub, s, self.tol, self.bland)
         if self.mG and not (self.bland and k >= 0):
             share = np.max(self.feas.absG * self._relative(np.ones(self.n), s)[None, :],
                            axis=1)
@@ -1094,14 +1084,21 @@ class _ActiveSetQP:
         d = self.d
         x = self._init_working_set(x, state, gw)
         self._x_start = x
-        if crash and np.count_nonzero(self.state == FREE) >= 20 and (
+        compiled_box = self._incremental and _COMPILED_BOX
+        # the crash saves iterations that cost a factorization and some thirty numpy calls
+        # each; the compiled loop's iterations cost O(k^2) and are cheaper than its rounds
+        if crash and not compiled_box and np.count_nonzero(self.state == FREE) >= 20 and (
                 np.isfinite(d.lb).any() or np.isfinite(d.ub).any()):
             x = self.crash(x)
         at_min = False
         status = "max_iter"
         ray = None
         g, stale = self._exact(x)
-        while self.n_iter < self.max_iter:
+        compiled = None
+        if compiled_box:
+            x, g, stale, compiled, ray = self._run_compiled(x, g, stale)
+            status = compiled or status
+        while compiled is None and self.n_iter < self.max_iter:
             self.n_iter += 1
             if stale >= _EXACT_EVERY:
                 g, stale = self._exact(x)
@@ -1151,6 +1148,31 @@ class _ActiveSetQP:
         self._term_scale(x)
         nu, z, w_lb, w_ub = self._multipliers(g)
         return x, nu, z, w_lb, w_ub, status, ray
+
+    def _run_compiled(self, x: np.ndarray, g: np.ndarray, stale: int):
+        """The iterations of :meth:`run` in the compiled loop
+        (:func:`pathlib_core.core.box_qp_kernel.box_active_set`), for a box-only QP in the
+        incremental mode. Returns ``(x, g, stale, status, ray)``; ``status`` is None when
+        the loop handed back (negative curvature or a non-finite step met), and the Python
+        loop goes on from the returned point."""
+        if self._absP is None:
+            self._absP = np.abs(self.P)
+        d = self.d
+        x, g = np.array(x, dtype=float), np.array(g, dtype=float)
+        self.s_x = np.array(self.s_x, dtype=float)
+        p = np.zeros(self.n)
+        (code, self.n_iter, stale, n_add, n_drop, self.bland, self.n_zero_steps,
+         work) = box_active_set(
+            np.ascontiguousarray(self.P), self._absP, d.q, d.lb, d.ub, x, g, self.s_x,
+            self.state, p, self.tol, self.pscale, self.max_iter, self.n_iter, stale,
+            _EXACT_EVERY, _ITERATION_FLOPS, self.bland, self.n_zero_steps)
+        self.n_add += n_add
+        self.n_drop += n_drop
+        self.work += work
+        if code == HAND_BACK:
+            return x, g, stale, None, None
+        status = {OPTIMAL: "optimal", MAX_ITER: "max_iter", UNBOUNDED: "unbounded"}[code]
+        return x, g, stale, status, (p if code == UNBOUNDED else None)
 
     def _exact(self, x: np.ndarray) -> tuple[np.ndarray, int]:
         """``(P x + q, 0)``, with the term scale ``s_x`` recomputed at ``x``."""
@@ -1319,7 +1341,11 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
     with at least 20 free variables, a few primal-dual active-set rounds ("crash", see
     ``_ActiveSetQP.crash``) first guess many active bounds at once; they count as iterations
     (``info["n_crash"]``). Every iteration refactors the working-set subproblem (no factor
-    updates), so one iteration costs ``O(k^3)`` for ``k`` free variables.
+    updates), so one iteration costs ``O(k^3)`` for ``k`` free variables. **Box-only
+    problems** with ``n >= 128`` and a Hessian without zero entries (kernel matrices) run
+    the same iterations in one compiled loop instead (:mod:`pathlib_core.core.box_qp_kernel`:
+    the inverse of the free block updated in ``O(k^2)`` per iteration, each Newton step
+    verified), without the crash, whose rounds cost more than the iterations they save.
 
     **Scale.** The method runs on an equilibrated copy of the problem: Ruiz's diagonal
     scaling of the KKT matrix ``[[P, A', G'], [A, 0, 0], [G, 0, 0]]`` and a scaling of the
