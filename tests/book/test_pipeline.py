@@ -419,3 +419,45 @@ def test_scoreboard_reads_only_the_chapters_results(tmp_path):
             {"claims": [dict(claim, id=stem)]}))
     got = generate_pages._load_results(tmp_path / "results", tmp_path / "notebooks")
     assert [c["id"] for r in got for c in r["claims"]] == ["p__nb"]
+
+
+def test_papermills_injected_cell_is_removed_from_the_page(tmp_path):
+    import execute_notebook
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("MODE = 'quick'", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("# Parameters\nMODE = 'full'\n",
+                                          metadata={"tags": ["injected-parameters"]}),
+                nbformat.v4.new_code_cell("x = 1")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    execute_notebook._remove_injected_cell(path)
+    tags = [c.metadata.get("tags", []) for c in nbformat.read(path, as_version=4).cells]
+    assert tags == [["parameters"], ["injected-parameters", "remove-cell"], []]
+
+
+def test_boilerplate_cells_are_collapsed_and_the_check_can_fail(tmp_path):
+    import tag_cells
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("MODE = 'quick'", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("import numpy as np\nN = 3"),
+                nbformat.v4.new_code_cell("x = np.arange(N)\ny = x ** 2"),
+                nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.plot(x, y)\nz = 1"),
+                nbformat.v4.new_code_cell("results.claim('a', paper='s3vm', text='t',\n"
+                                          "  paper_value=1, ours=1, verdict='matches')")]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    assert tag_cells.missing_tags(path) == [(1, "setup"), (3, "figure"), (4, "claims")]
+    assert tag_cells.tag(path) == 3
+    assert tag_cells.missing_tags(path) == []
+    cells = nbformat.read(path, as_version=4).cells
+    assert [c.metadata.get("tags", []) for c in cells][1:] == [
+        ["hide-input"], [], ["hide-input"], ["hide-input"]]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebooks_boilerplate_is_collapsed(path):
+    import tag_cells
+
+    assert tag_cells.missing_tags(path) == []

@@ -293,6 +293,7 @@ def test_warm_start_from_a_vector():
         ((np.eye(2), np.ones(2)), dict(max_iter=0), "max_iter must be a positive integer"),
         ((np.eye(2), np.ones(2)), dict(warm_start=np.ones(3)), "warm_start must be"),
         ((np.eye(2), np.ones(2)), dict(warm_start=[np.nan, 0.0]), "warm_start must contain"),
+        ((np.eye(2), np.ones(2)), dict(compiled="yes"), "compiled must be True or False"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(args, kw, match):
@@ -741,16 +742,13 @@ def test_compiled_box_loop_gives_the_solution_of_the_python_loop(seed, monkeypat
     """The compiled iterations (an updated inverse of the free block) reach the optimum of
     the Python iterations (a factorization per iteration), cold and warm, with a certificate
     at rounding level; the compiled loop is the one that ran."""
-    import pathlib_core.core.qp as qp
-
     calls = _count_compiled(monkeypatch)
     P, q, lb, ub = _kernel_box_qp(seed, n=200)
     fast = solve_qp(P, q, lb=lb, ub=ub)
     warm = solve_qp(P, q + 0.05, lb=lb, ub=ub * 0.5, warm_start=fast)
     assert calls == [0, 0]  # OPTIMAL, from the compiled loop both times
-    monkeypatch.setattr(qp, "_COMPILED_BOX", False)
-    slow = solve_qp(P, q, lb=lb, ub=ub)
-    slow_warm = solve_qp(P, q + 0.05, lb=lb, ub=ub * 0.5, warm_start=slow)
+    slow = solve_qp(P, q, lb=lb, ub=ub, compiled=False)
+    slow_warm = solve_qp(P, q + 0.05, lb=lb, ub=ub * 0.5, warm_start=slow, compiled=False)
     assert calls == [0, 0]
     for a, b in [(fast, slow), (warm, slow_warm)]:
         assert a.status == b.status == "optimal"
