@@ -36,7 +36,12 @@ PAPERS = [
 BACKGROUND = frozenset({"primer"})
 # plain symbols that common text fonts carry (emoji need an emoji font, which not every reader has)
 VERDICT_MARK = {"matches": "✓ matches", "differs": "⚠ differs",
-                "not reproduced": "✗ not reproduced"}
+                "contradicted": "✗ contradicted", "not run": "○ not run"}
+
+
+def _mark(verdict: str) -> str:
+    """A verdict with its symbol (an unknown verdict, from an old record, as it is)."""
+    return VERDICT_MARK.get(verdict, verdict)
 
 
 def _cell(value) -> str:
@@ -112,9 +117,12 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
              "build (quick mode, small problems) and at paper scale (the chapter's recorded "
              "full-mode run; *current* while its notebook, code, data, dependencies and "
              "parameters are unchanged, see {ref}`status`), and a verdict. The rows are "
-             "written by the notebooks when they run; nothing here is typed in by hand. Every "
-             "*differs* or *not reproduced* comes with its numbers and a reason, listed under "
-             "each table.", ""]
+             "written by the notebooks when they run; nothing here is typed in by hand. The "
+             "verdicts: *matches* (the measurement meets the criterion the chapter fixes "
+             "before the run), *differs* (it misses the criterion), *contradicted* (the "
+             "measurement goes against the claim itself) and *not run* (the experiment is not "
+             "part of the book). Every verdict but *matches* comes with its numbers and a "
+             "reason, listed under each table.", ""]
     if not claims:
         parts.append("No claims were recorded in this build yet.")
         return "\n".join(parts) + "\n"
@@ -162,16 +170,16 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
         for c in rows:
             f = full.get(c["id"])
             if f is None:
-                scale = "not run"
+                scale = "no record"
             else:
                 fc, _, why = f
-                scale = (f"{fc['ours']} ({VERDICT_MARK[fc['verdict']].split()[0]}, "
+                scale = (f"{fc['ours']} ({_mark(fc['verdict']).split()[0]}, "
                          f"{'current' if not why else 'stale'})")
-            quick = f"{c['ours']} ({VERDICT_MARK[c['verdict']].split()[0]})"
-            table.append([c["text"], c["paper_value"], quick, scale,
-                          VERDICT_MARK[headline(c)], _chapter_link(c.get("notebook", ""))])
+            quick = f"{c['ours']} ({_mark(c['verdict']).split()[0]})"
+            table.append([c["text"], c["paper_value"], quick, scale, _mark(headline(c)),
+                          _chapter_link(c.get("notebook", ""))])
             if c.get("reason"):
-                reasons.append(f"- **{_cell(c['text'])}** ({VERDICT_MARK[headline(c)]}): "
+                reasons.append(f"- **{_cell(c['text'])}** ({_mark(headline(c))}): "
                                f"{_cell(c['reason'])}")
         parts.append(_table(["claim", "paper", "this build", "paper scale", "verdict",
                              "checked in"], table))

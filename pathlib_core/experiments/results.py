@@ -40,7 +40,9 @@ __all__ = [
     "VerdictBox",
 ]
 
-VERDICTS = ("matches", "differs", "not reproduced")
+#: The verdicts of a claim: the measurement meets the criterion fixed before the run; misses
+#: it; goes against the claim itself (the opposite holds); or the experiment was not run.
+VERDICTS = ("matches", "differs", "contradicted", "not run")
 #: The part keys a claim may name (``paper=``): one scoreboard section each.
 PARTS = ("primer", "s3vm", "pdgdp", "selective", "gaga", "mcm")
 
@@ -95,7 +97,8 @@ class Claim:
         What the paper reports (a number, a range, or a qualitative statement).
     ours : str
         What we measured in this build, with units and the setting.
-    verdict : {"matches", "differs", "not reproduced"}
+    verdict : {"matches", "differs", "contradicted", "not run"}
+        See :data:`VERDICTS`.
     reason : str
         Why it differs or could not be reproduced, or how "matches" was decided.
     """
@@ -217,7 +220,8 @@ def _display(obj) -> None:
 
 
 #: the admonition class of each verdict (colours of the book's theme)
-_BOX_CLASS = {"matches": "tip", "differs": "warning", "not reproduced": "danger"}
+_BOX_CLASS = {"matches": "tip", "differs": "warning", "contradicted": "danger",
+              "not run": "note"}
 
 
 class VerdictBox:
@@ -263,7 +267,9 @@ class VerdictBox:
         part = e(c.paper)
         return (f'<div class="admonition {cls} verdict-box">'
                 f'<p class="admonition-title">Claim: {e(c.text)}</p>'
-                f'<table class="table"><thead><tr><th></th><th>value</th><th>verdict</th>'
-                f'</tr></thead><tbody>{body}</tbody></table>{reason}'
+                '<table class="table" style="width:100%;table-layout:fixed;'
+                'overflow-wrap:anywhere"><colgroup><col style="width:24%"><col>'
+                '<col style="width:17%"></colgroup><thead><tr><th></th><th>value</th>'
+                f'<th>verdict</th></tr></thead><tbody>{body}</tbody></table>{reason}'
                 f'<p><a href="../../generated/scoreboard.html#scoreboard-{part}">'
                 f"Scoreboard row</a> (claim <code>{e(c.id)}</code>)</p></div>")

@@ -215,7 +215,7 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
     assert "The primer's 1 claims" in summary and "1 matches" in summary
     # a claim without a paper-scale record says so
     lone = dict(claim, id="z", notebook="q/other")
-    assert "| 2 (⚠) | not run | ⚠ differs |" in generate_pages.scoreboard([{"claims": [lone]}])
+    assert "| 2 (⚠) | no record | ⚠ differs |" in generate_pages.scoreboard([{"claims": [lone]}])
     perf = generate_pages.performance([{"suite": "s", "results": [
         {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
          "goal": "<= 2x", "goal_met": True}]}])
