@@ -539,30 +539,29 @@ def fit_mcm(K, y, *, C: float = 1.0, l1: float = 0.0, method: str = "highs",
                          f"next to the unit cost of h; at C = {C_RESOLVE:g} the solution still "
                          f"has slack (sum q = {float(x[n_th + 2:].sum()):.3g}), so it is not the "
                          f"solution for every larger C: use C <= {C_RESOLVE:g}")
-    if C > C_solve:
-        # slack-free at C_RESOLVE, hence optimal at C: the multipliers of q >= 0 take the
-        # extra cost (they stay complementary to q = 0), the others are unchanged
-        w_lb[n_th + 2:] += C - C_solve
     if split:  # back to the user's units: theta = sigma theta_solved, its multipliers / sigma
         x[:n_th] *= sig
         w_lb[:n_th] /= sig
-        lp = _lp_matrices(K_user, y, C=C, l1=l1, split=True)
+        lp = _lp_matrices(K_user, y, C=C_solve, l1=l1, split=True)
         A = K_user
     else:
-        lp = _lp_matrices(A, y, C=C, l1=l1, split=False)
+        lp = _lp_matrices(A, y, C=C_solve, l1=l1, split=False)
     w_ub = np.zeros_like(w_lb)
     kkt = lp_residuals(lp["c"], x, G=lp["G"], h=lp["h"], lb=lp["lb"], ub=lp["ub"], z=z,
                        w_lb=w_lb, w_ub=w_ub)
     lam = x[:p] - x[p:2 * p] if split else sig * (A @ (theta / s_kept))
     b, h, q = float(x[n_th]), float(x[n_th + 1]), x[n_th + 2:].copy()
     support = np.flatnonzero(np.abs(lam) > sv_tol * float(np.max(np.abs(lam), initial=0.0)))
-    objective = h + C * float(q.sum()) + l1 * float(np.abs(lam).sum())
+    objective = h + C_solve * float(q.sum()) + l1 * float(np.abs(lam).sum())
     lp.update({"x": x, "z": z, "w_lb": w_lb, "w_ub": w_ub, "A": A})
-    return MCMResult(coef=lam, intercept=b, h=h, slack=q, objective=objective,
-                     dual_upper=z[:n].copy(), dual_lower=z[n:].copy(),
-                     dual_slack=w_lb[n_th + 2:].copy(), support=support, kkt=kkt,
-                     status="optimal", method=method, n_iter=n_iter,
-                     C=C, l1=l1, polish=polish, rank=rank, lp=lp)
+    res = MCMResult(coef=lam, intercept=b, h=h, slack=q, objective=objective,
+                    dual_upper=z[:n].copy(), dual_lower=z[n:].copy(),
+                    dual_slack=w_lb[n_th + 2:].copy(), support=support, kkt=kkt,
+                    status="optimal", method=method, n_iter=n_iter,
+                    C=C_solve, l1=l1, polish=polish, rank=rank, lp=lp)
+    if C > C_solve:  # slack-free at C_RESOLVE (checked above), hence optimal at C
+        res = dataclasses.replace(at_larger_C(res, C), n_iter=n_iter)
+    return res
 
 
 def at_larger_C(result: MCMResult, C: float) -> MCMResult:

@@ -15,6 +15,8 @@ The pieces:
   (class pairs, one-vs-rest, seeded stratified subsamples);
 - :func:`make_method` and :func:`final_estimator`: the classifiers and their grids;
 - :func:`select_mcm_by_path`: the plain MCM's ``C`` chosen on exact paths;
+- :func:`select_mcm_l1`: MCM-l1's grid search, the selection of ``GridSearchCV`` with each
+  fold's kernel computed once per width and slack-free fits reused at larger ``C``;
 - :func:`fit_family` and :func:`run_protocol`: one (data set, outer fold, family) task (a base
   classifier and the conformal model that reuses its selection), and all of them through
   :func:`pathlib_core.experiments.runner.run_grid` (worker processes and a checkpoint folder,
