@@ -27,7 +27,8 @@ __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
     submodules=["regularizers", "linear_models", "svm_dual", "alternating", "acs_baseline",
                 "linear_path", "svm_path", "estimators", "protocol", "scaling", "checks",
-                "docstrings", "exceptions"],
+                "docstrings", "exceptions", "robust_baselines", "sensitivity",
+                "mospl"],
     submod_attrs={
         "regularizers": ["REGULARIZERS", "PATH_REGULARIZERS", "sp_regularizer", "sp_weights",
                          "sp_weights_derivatives"],
@@ -40,5 +41,12 @@ __getattr__, __dir__, __all__ = _lazy.attach(
         "estimators": ["candidate_ages", "SelfPacedLasso", "SelfPacedLogisticRegression",
                        "SelfPacedSVC"],
         "exceptions": ["DegenerateStartError", "IllPosedError"],
+        "robust_baselines": ["RobustFitResult", "huber_loss", "huber_lasso_fit", "lssvm_fit",
+                             "rlssvm_fit", "relssvm_fit", "robust_svm_fit", "suykens_weights"],
+        "sensitivity": ["sensitivity_configs", "robust_run", "run_sensitivity",
+                        "summarize_sensitivity", "compare"],
+        "mospl": ["MOSPL_REGULARIZERS", "MIXTURE_ORDER", "MOSPLResult", "mospl_fit",
+                  "mospl_objectives", "non_dominated", "protocol_split", "mospl_paired",
+                  "mospl_run", "run_mospl_protocol"],
     },
 )
