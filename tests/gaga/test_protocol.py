@@ -21,10 +21,19 @@ def _tiny(model, **kw):
 
 def test_experiments_of_the_chapter():
     quick, full = (protocol.reproduction_experiments(m) for m in protocol.MODES)
-    assert len(quick) == len(full) == 10
+    assert len(quick) == len(full) == 12
     assert [e["key"] for e in quick] == [e["key"] for e in full]
-    assert all(e["n"] in (None, 300, 160) for e in quick)
+    assert all(e["n"] in (None, 300, 160, 120) for e in quick)
     assert {e["model"] for e in quick} == {"lasso", "logistic", "svm"}
+    # the kernel SVM of Table 2 on every stand-in, with one protocol (C = 1, width 1/d)
+    svm = {e["data"]: (e, f) for e, f in zip(quick, full, strict=True) if e["model"] == "svm"}
+    assert set(svm) == {"breast_cancer", "hiva", "digits", "penbased"}
+    assert all(e["params"] == dict(C=1.0, kernel_gamma=1.0) and e["noise"] == 0.3
+               and e["reg"] == "linear" for e, _ in svm.values())
+    assert [svm[d][0]["stands_for"].split()[0] for d in ("digits", "penbased")] == \
+        ["mfeat-pixel", "pendigits"]
+    assert [(svm[d][0]["n"], svm[d][1]["n"]) for d in ("digits", "penbased")] == \
+        [(120, 140), (120, 140)]
     mixture = [e for e in quick if e["reg"] == "mixture"]
     assert mixture and all(e["mixture"] == 0.5 for e in mixture)
     with pytest.raises(ValueError, match="mode"):
@@ -44,6 +53,11 @@ def test_load_data_binarizes_and_centres():
     assert X.shape == (60, 10) and abs(y.mean()) < 0.2 * np.std(y)
     X, y = protocol.load_data(_tiny("logistic"), run=0, seed=0)
     assert X.shape == (60, 10) and set(np.unique(y)) <= {-1.0, 1.0}
+    for e in protocol.reproduction_experiments("quick")[-2:]:  # the SVM digit sets
+        X, y = protocol.load_data(e, run=0, seed=0)
+        assert X.shape == (120, {"digits": 64, "penbased": 16}[e["data"]])
+        assert set(np.unique(y)) == {-1.0, 1.0}
+        assert np.allclose(X.mean(axis=0), 0.0, atol=0.5)   # standardized before subsampling
 
 
 @pytest.mark.parametrize("model", ["lasso", "logistic", "svm"])
