@@ -12,7 +12,12 @@ driver path so that nothing is downloaded). A page fails when
   font, or a request that left the machine;
 - MathJax did not typeset it: raw TeX delimiters (``$$``, ``\\[``, ``\\(``, ``\\begin{``)
   remain in the visible text, or MathJax failed to start;
-- an image is broken (``naturalWidth == 0``).
+- an image is broken (``naturalWidth == 0``);
+- an image in the page's text has no meaningful alt text (none, empty, or a file name, which
+  is what Sphinx writes when a figure has no ``alt`` option);
+- with ``--fail-on-wide``, a code cell or output is wider than the text column (its lines
+  overflow the block and are cut off at the right edge). Without the flag such blocks are
+  only listed.
 
 A screenshot of each page is saved. Exit status 0 only if every page passes; where Chromium
 or its driver is missing the script says what to install and exits 2.
@@ -74,7 +79,7 @@ def _make_driver(chromium: str, driver_path: str):
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                 "--window-size=1280,1600"):
+                 "--window-size=1400,1600"):
         opts.add_argument(flag)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(executable_path=driver_path), options=opts)
@@ -100,6 +105,23 @@ poll();
 """
 
 
+# images of the page's text whose alt text is missing, empty or a file name
+_NO_ALT = """
+const m = document.querySelector('main') || document.body;
+return Array.from(m.querySelectorAll('img')).filter(i => {
+  const a = (i.getAttribute('alt') || '').trim();
+  return a === '' || /\\.(svg|png|jpe?g|gif)$/i.test(a) || a.includes('_images/');
+}).map(i => i.getAttribute('src'));
+"""
+
+# code and output blocks whose content is wider than the block (cut off at the right edge)
+_WIDE_BLOCKS = """
+const m = document.querySelector('main') || document.body;
+return Array.from(m.querySelectorAll('pre')).filter(p => p.scrollWidth > p.clientWidth + 2)
+  .map(p => p.innerText.split('\\n').reduce((a, b) => b.length > a.length ? b : a, ''));
+"""
+
+
 _REFRESH = re.compile(r'<meta\s+http-equiv="Refresh"\s+content="\d+;\s*url=([^"]+)"', re.I)
 
 
@@ -113,8 +135,11 @@ def redirect_target(html: str) -> str | None:
     return m.group(1) if m else None
 
 
-def check_page(driver, base: str, rel: str, shots: Path, root: Path | None = None) -> list[str]:
+def check_page(driver, base: str, rel: str, shots: Path, root: Path | None = None,
+               fail_on_wide: bool = False, notes: list[str] | None = None) -> list[str]:
+    """The problems of one page (empty: it passes); ``notes`` collects what is only listed."""
     problems = []
+    notes = [] if notes is None else notes
     if root is not None:
         target = redirect_target((root / rel).read_text(encoding="utf-8", errors="replace"))
         if target is not None:
@@ -138,6 +163,14 @@ def check_page(driver, base: str, rel: str, shots: Path, root: Path | None = Non
         ".map(i => i.src);")
     if broken:
         problems.append(f"{len(broken)} broken image(s): {broken[:3]}")
+    no_alt = driver.execute_script(_NO_ALT)
+    if no_alt:
+        problems.append(f"{len(no_alt)} image(s) without alt text: {no_alt[:3]}")
+    wide = driver.execute_script(_WIDE_BLOCKS)
+    if wide:
+        msg = (f"{len(wide)} code/output block(s) wider than the text column, e.g. "
+               f"{wide[0][:100]!r}")
+        (problems if fail_on_wide else notes).append(msg)
     for entry in driver.get_log("browser"):
         # the browser's own favicon probe is not a request of the page
         if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get("message", ""):
@@ -151,6 +184,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("html", type=Path)
     ap.add_argument("--screenshots", type=Path, default=Path("build/screenshots"))
+    ap.add_argument("--fail-on-wide", action="store_true",
+                    help="fail on code/output blocks wider than the text column (default: "
+                         "list them)")
     args = ap.parse_args(argv)
     if not (args.html / "index.html").exists():
         print(f"error: {args.html}/index.html not found; run 'make book' first", file=sys.stderr)
@@ -175,24 +211,31 @@ def main(argv=None) -> int:
     driver = _make_driver(chromium, driver_path)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
-    failures = 0
+    failures = n_wide = 0
     pages = _pages(args.html)
     try:
         for rel in pages:
             try:
-                problems = check_page(driver, base, rel, args.screenshots, args.html)
+                notes: list[str] = []
+                problems = check_page(driver, base, rel, args.screenshots, args.html,
+                                      fail_on_wide=args.fail_on_wide, notes=notes)
             except Exception as exc:  # a page that does not load is a failure, not a crash
                 problems = [f"did not load: {type(exc).__name__}: {exc}"[:300]]
             status = "ok" if not problems else "FAIL"
             print(f"[browser] {status:4s} {rel}")
             for p in problems:
                 print(f"         - {p}")
+            for n in notes:
+                print(f"         . {n}")
+            n_wide += any("wider than the text column" in n for n in notes)
             failures += bool(problems)
     finally:
         driver.quit()
         httpd.shutdown()
     print(f"[browser] {len(pages) - failures}/{len(pages)} page(s) passed; screenshots in "
-          f"{args.screenshots}")
+          f"{args.screenshots}"
+          + (f"; {n_wide} page(s) with blocks wider than the text column (listed, not failed)"
+             if n_wide else ""))
     return 1 if failures else 0
 
 

@@ -55,6 +55,17 @@ def test_bad_pages_fail_and_good_page_passes(tmp_path):
                                       "</body></html>")
     (site / "jserror.html").write_text("<html><body><main>x</main>"
                                        "<script>undefinedFunction()</script></body></html>")
+    # a valid image (1x1 SVG) whose alt text is its file name, as Sphinx writes without `alt`
+    (site / "dot.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg' width='1' "
+                                  "height='1'><rect width='1' height='1'/></svg>")
+    (site / "noalt.html").write_text("<html><body><main><img src='dot.svg' "
+                                     "alt='_images/dot.svg'></main></body></html>")
+    (site / "alt.html").write_text("<html><body><main><img src='dot.svg' alt='A black dot.'>"
+                                   "</main></body></html>")
+    long_line = "x = " + "1 + " * 120 + "1"
+    (site / "wide.html").write_text("<html><body><main style='width:600px'>"
+                                    f"<pre style='overflow:auto'>{long_line}</pre>"
+                                    "</main></body></html>")
     if not shutil.which("chromium") and not Path("/usr/bin/chromium").exists():
         pytest.skip("no chromium")
     run = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_browser.py"), str(site),
@@ -66,4 +77,12 @@ def test_bad_pages_fail_and_good_page_passes(tmp_path):
     assert "FAIL rawtex.html" in out and "raw TeX" in out
     assert "FAIL broken.html" in out and "broken image" in out
     assert "FAIL jserror.html" in out and "console error" in out
-    assert len(list((tmp_path / "shots").glob("*.png"))) == 4
+    assert "FAIL noalt.html" in out and "without alt text" in out
+    assert "ok   alt.html" in out
+    # a block wider than the column is listed, and fails only with --fail-on-wide
+    assert "ok   wide.html" in out and "wider than the text column" in out
+    assert len(list((tmp_path / "shots").glob("*.png"))) == 7
+    strict = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_browser.py"),
+                             str(site), "--screenshots", str(tmp_path / "shots2"),
+                             "--fail-on-wide"], capture_output=True, text=True, timeout=240)
+    assert "FAIL wide.html" in strict.stdout, strict.stdout + strict.stderr
