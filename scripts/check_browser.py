@@ -118,7 +118,7 @@ return Array.from(m.querySelectorAll('img')).filter(i => {
 _WIDE_BLOCKS = """
 const m = document.querySelector('main') || document.body;
 return Array.from(m.querySelectorAll('pre')).filter(p => p.scrollWidth > p.clientWidth + 2)
-  .map(p => p.innerText.split('\\n').reduce((a, b) => b.length > a.length ? b : a, ''));
+  .map(p => p.textContent.split('\\n').reduce((a, b) => b.length > a.length ? b : a, ''));
 """
 
 
