@@ -34,7 +34,7 @@ from sklearn.svm import SVC
 
 from ..core.exceptions import SolverError
 from ..core.fit_result import FitResult
-from ..core.kernels import kernel_from_name
+from ..core.kernels import gamma_value, kernel_from_name
 from ..core.validation import (
     as_matrix,
     as_vector,
@@ -201,12 +201,7 @@ def _kernel_setup(X, kernel, gamma):
     check_choice(kernel, "kernel", _KERNELS)
     if kernel == "linear":
         return kernel_from_name("linear")
-    if isinstance(gamma, str):
-        if gamma != "scale":
-            raise ValueError(f"gamma must be a positive number or 'scale'; got {gamma!r}")
-        var = float(X.var())
-        gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-    return kernel_from_name("rbf", gamma=positive_scalar(gamma, "gamma"))
+    return kernel_from_name("rbf", gamma=gamma_value(gamma, X, choices=("scale",)))
 
 
 def _lssvm_solve(K, y, C, v):
