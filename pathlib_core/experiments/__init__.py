@@ -6,13 +6,16 @@ import lazy_loader as _lazy
 
 __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
-    submodules=["plotting", "results", "runner"],
+    submodules=["plotting", "results", "runner", "tables"],
     submod_attrs={
         "results": [
-            "Results", "Claim", "VERDICTS",
+            "Results", "Claim", "VERDICTS", "paper_scale_record",
         ],
         "plotting": [
             "plot_path", "save_figure",
+        ],
+        "tables": [
+            "show_table", "Table",
         ],
         "runner": [
             "run_grid", "spawn_seeds",

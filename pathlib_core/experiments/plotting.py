@@ -21,6 +21,8 @@ import hashlib
 import os
 from pathlib import Path as FsPath
 
+import numpy as np
+
 from ..core.path_plot import EVENT_STYLE, plot_path
 from .results import build_dir, notebook_id
 
@@ -30,6 +32,8 @@ __all__ = [
     "show",
     "plot_path",
     "figure_manifest",
+    "log_ticks",
+    "MAX_WIDTH_IN",
     "EVENT_STYLE",
     "STYLE",
     "COLORS",
@@ -45,7 +49,12 @@ STYLE = {
     "figure.figsize": (6.4, 4.0),
     "figure.dpi": 100,
     "savefig.bbox": "tight",
+    "figure.constrained_layout.use": True,
 }
+
+#: the widest figure (inches at ``figure.dpi``) that fits the book's text column unscaled
+#: enough to be read: 9 in = 900 px
+MAX_WIDTH_IN = 9.0
 
 #: colour-blind safe colour cycle (Okabe-Ito)
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
@@ -85,6 +94,54 @@ def is_timing_figure(path) -> bool:
     return str(path).endswith(TIMING_SUFFIX)
 
 
+def _log_label(v: float, _pos=None) -> str:
+    """A log-axis tick label: plain digits from 0.001 to 9999, else powers of ten."""
+    if v <= 0 or not np.isfinite(v):
+        return ""
+    if 1e-3 <= v < 1e4:
+        return f"{v:g}"
+    k = int(np.floor(np.log10(v) + 1e-9))
+    m = v / 10.0**k
+    return f"$10^{{{k}}}$" if abs(m - 1) < 1e-6 else f"${m:g}\\times10^{{{k}}}$"
+
+
+def log_ticks(ax, axis: str = "both", *, only_default: bool = False) -> None:
+    """Readable ticks on the log-scaled axes of ``ax``: labelled major ticks, unlabelled
+    minor ones.
+
+    Matplotlib labels minor ticks when an axis spans less than a decade or so, and the
+    labels run into each other. Here the major ticks are the powers of ten, with 2 and 5
+    (ranges under three decades) or 2, 3 and 5 (under one) in between; minor ticks carry no
+    label. Called by :func:`save_figure` on every axis that still has matplotlib's default
+    log formatter (``only_default=True``), so a chapter need not call it.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    axis : {"x", "y", "both"}
+    only_default : bool
+        Leave an axis alone if its major formatter is not matplotlib's log formatter.
+    """
+    from matplotlib.ticker import FuncFormatter, LogFormatter, LogLocator, NullFormatter
+
+    if axis not in ("x", "y", "both"):
+        raise ValueError(f"axis must be 'x', 'y' or 'both'; got {axis!r}")
+    for name in ("x", "y") if axis == "both" else (axis,):
+        a = getattr(ax, f"{name}axis")
+        if a.get_scale() != "log":
+            continue
+        if only_default and not isinstance(a.get_major_formatter(), LogFormatter):
+            continue
+        lo, hi = sorted(getattr(ax, f"get_{name}lim")())
+        decades = np.log10(hi / lo) if lo > 0 else np.inf
+        subs = (1.0,) if decades > 3 else (1.0, 2.0, 5.0) if decades > 1 else (
+            1.0, 2.0, 3.0, 5.0)
+        a.set_major_locator(LogLocator(base=10.0, subs=subs))
+        a.set_major_formatter(FuncFormatter(_log_label))
+        a.set_minor_locator(LogLocator(base=10.0, subs=np.arange(2.0, 10.0)))
+        a.set_minor_formatter(NullFormatter())
+
+
 def save_figure(fig, name: str, *, notebook: str | None = None, directory=None,
                 timing: bool = False) -> FsPath:
     """Save ``fig`` as a deterministic SVG and return the file's path.
@@ -105,8 +162,13 @@ def save_figure(fig, name: str, *, notebook: str | None = None, directory=None,
     if not name or not all(ch.isalnum() or ch in "-_" for ch in name):
         raise ValueError(f"name must be a non-empty file stem of letters, digits, - and _; "
                          f"got {name!r}")
+    if fig.get_figwidth() > MAX_WIDTH_IN + 1e-9:
+        raise ValueError(f"figure {name!r} is {fig.get_figwidth():.1f} in wide; the book's "
+                         f"column takes at most MAX_WIDTH_IN = {MAX_WIDTH_IN} in")
     import matplotlib
 
+    for ax in fig.axes:
+        log_ticks(ax, only_default=True)
     nb = notebook or notebook_id()
     target_dir = FsPath(directory) if directory is not None else build_dir() / "figures" / nb
     target_dir.mkdir(parents=True, exist_ok=True)

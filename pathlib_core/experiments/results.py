@@ -38,6 +38,9 @@ __all__ = [
     "notebook_id",
     "compare_values",
     "VerdictBox",
+    "PaperScaleRecord",
+    "paper_scale_record",
+    "claim_anchor",
 ]
 
 #: The verdicts of a claim: the measurement meets the criterion fixed before the run; misses
@@ -189,6 +192,28 @@ class Results:
                     self._record_claims = {}
         return self._record_claims.get(id)
 
+    def show_summary(self) -> None:
+        """Display the chapter's claims as a table: claim, verdict in this run and, in a
+        quick-mode run, the verdict of the paper-scale record (for a discussion section).
+
+        Returns nothing; outside a notebook the table is printed.
+        """
+        import pandas as pd
+
+        from .tables import show_table
+
+        rows = []
+        for c in self.claims:
+            rec = self._recorded(c.id)
+            row = {"claim": c.text, "this run": c.verdict}
+            if self.mode == "quick":
+                row["paper scale"] = rec.get("verdict", "") if rec else "no record"
+            rows.append(row)
+        if not rows:
+            raise ValueError("show_summary: this notebook has recorded no claim yet")
+        show_table(pd.DataFrame(rows, index=[c.id for c in self.claims]),
+                   caption="The chapter's claims and their verdicts")
+
     def to_dict(self) -> dict:
         return {
             "notebook": self.notebook,
@@ -206,14 +231,25 @@ class Results:
         return atomic_write_text(target, json.dumps(self.to_dict(), indent=2, sort_keys=True))
 
 
-def _display(obj) -> None:
-    """Show ``obj`` in a running IPython kernel (a notebook); elsewhere, do nothing."""
+def claim_anchor(paper: str, claim_id: str) -> str:
+    """The HTML id of a claim's verdict box (the scoreboard links to it)."""
+    safe = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in f"{paper}-{claim_id}")
+    return "claim-" + safe.lower()
+
+
+def _in_kernel() -> bool:
+    """Whether this code runs in an IPython kernel (a notebook)."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython ships with the notebook stack
-        return
+        return False
     shell = get_ipython()
-    if shell is not None and getattr(shell, "kernel", None) is not None:
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _display(obj) -> None:
+    """Show ``obj`` in a running IPython kernel (a notebook); elsewhere, do nothing."""
+    if _in_kernel():
         from IPython.display import display
 
         display(obj)
@@ -265,7 +301,8 @@ class VerdictBox:
         reason = (f"<details><summary>How the verdict is reached</summary><p>{e(c.reason)}"
                   "</p></details>" if c.reason else "")
         part = e(c.paper)
-        return (f'<div class="admonition {cls} verdict-box">'
+        return (f'<div class="admonition {cls} verdict-box" '
+                f'id="{claim_anchor(c.paper, c.id)}">'
                 f'<p class="admonition-title">Claim: {e(c.text)}</p>'
                 '<table class="table" style="width:100%;table-layout:fixed;'
                 'overflow-wrap:anywhere"><colgroup><col style="width:24%"><col>'
@@ -273,3 +310,63 @@ class VerdictBox:
                 f'<th>verdict</th></tr></thead><tbody>{body}</tbody></table>{reason}'
                 f'<p><a href="../../generated/scoreboard.html#scoreboard-{part}">'
                 f"Scoreboard row</a> (claim <code>{e(c.id)}</code>)</p></div>")
+
+
+class PaperScaleRecord(dict):
+    """A chapter's paper-scale record (``benchmarks/full_runs/<notebook>.json``), as a dict.
+
+    :attr:`stale` lists why the record no longer describes this notebook (empty: current);
+    :meth:`summary` is the sentence a chapter prints above the recorded numbers. Commit,
+    date and machine are left to the book's *Build status* page.
+    """
+
+    def __init__(self, data: dict, stale: list[str]):
+        super().__init__(data)
+        self.stale = list(stale)
+
+    @property
+    def current(self) -> bool:
+        return not self.stale
+
+    def summary(self) -> str:
+        jobs = (self.get("parameters") or {}).get("N_JOBS") or 1
+        state = ("current: the notebook, the package code it uses, the data and the "
+                 "parameters are those of this build" if self.current else
+                 f"stale ({self.stale[0]}"
+                 + (f" and {len(self.stale) - 1} more" if len(self.stale) > 1 else "") + ")")
+        return (f"Paper-scale record: seed {self.get('seed')}, "
+                f"{self.get('seconds', 0) / 60:.1f} min wall time with {jobs} worker "
+                f"process{'es' if jobs != 1 else ''}; {state}.")
+
+
+def paper_scale_record(notebook: str | None = None) -> PaperScaleRecord | None:
+    """The paper-scale record of ``notebook`` (default: the running one), or ``None``.
+
+    Parameters
+    ----------
+    notebook : str, optional
+        Notebook id, e.g. ``"mcm/03_algorithm_and_reproduction"``.
+
+    Returns
+    -------
+    PaperScaleRecord or None
+        ``None`` when the repository has no record of the notebook.
+    """
+    nb = notebook or notebook_id()
+    root = _find_repo_root(FsPath(__file__).resolve())
+    if root is None:
+        return None
+    path = root / "benchmarks" / "full_runs" / (nb.replace("/", "__") + ".json")
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    stale: list[str] = []
+    script = root / "scripts" / "provenance.py"
+    if script.is_file():
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("_pathlib_provenance", script)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        stale = module.staleness(data, root)
+    return PaperScaleRecord(data, stale)

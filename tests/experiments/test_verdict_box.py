@@ -23,6 +23,7 @@ def test_box_shows_paper_this_run_the_record_and_the_reason_escaped():
     for value in ("4/10 data sets", "1/3 data sets", "matches", "differs"):
         assert value in page
     assert "scoreboard.html#scoreboard-s3vm" in page
+    assert 'id="claim-s3vm-demo-claim"' in page  # the scoreboard links here
     text = repr(box)
     assert text.splitlines()[0] == "[differs] Table 2: the path <wins>"
     assert "paper scale (recorded run): 4/10 data sets  (matches)" in text
