@@ -1,7 +1,7 @@
 """Fail if a chapter's code or text output has a line wider than the book's text column.
 
 The book shows code and output in a column that holds about 94 characters of its
-monospace font (``book/_static/book.css``); wider lines are cut off at the right edge.
+monospace font (``book/_css/book.css``); wider lines are cut off at the right edge.
 This script lists every line longer than ``--width`` (default 88):
 
 - in the code cells of the stored notebooks (``notebooks/``), and

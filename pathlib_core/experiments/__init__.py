@@ -6,7 +6,7 @@ import lazy_loader as _lazy
 
 __getattr__, __dir__, __all__ = _lazy.attach(
     __name__,
-    submodules=["plotting", "results", "runner", "tables"],
+    submodules=["display", "plotting", "results", "runner", "tables"],
     submod_attrs={
         "results": [
             "Results", "Claim", "VERDICTS", "paper_scale_record",

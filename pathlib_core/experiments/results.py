@@ -27,6 +27,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from ..core.io import atomic_write_text, to_jsonable
+from .display import display as _display
 
 __all__ = [
     "VERDICTS",
@@ -235,24 +236,6 @@ def claim_anchor(paper: str, claim_id: str) -> str:
     """The HTML id of a claim's verdict box (the scoreboard links to it)."""
     safe = "".join(ch if ch.isalnum() or ch == "-" else "-" for ch in f"{paper}-{claim_id}")
     return "claim-" + safe.lower()
-
-
-def _in_kernel() -> bool:
-    """Whether this code runs in an IPython kernel (a notebook)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython ships with the notebook stack
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-def _display(obj) -> None:
-    """Show ``obj`` in a running IPython kernel (a notebook); elsewhere, do nothing."""
-    if _in_kernel():
-        from IPython.display import display
-
-        display(obj)
 
 
 #: the admonition class of each verdict (colours of the book's theme)

@@ -105,10 +105,10 @@ def show_table(frame, **kwargs) -> None:
 
     In a notebook the table is rendered as HTML; elsewhere its plain text is printed.
     """
-    from .results import _display, _in_kernel
+    from .display import display, in_kernel
 
     table = Table(frame, **kwargs)
-    if _in_kernel():
-        _display(table)
+    if in_kernel():
+        display(table)
     else:
         print(repr(table))
