@@ -23,6 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import provenance  # noqa: E402
 
+from pathlib_core.experiments.results import claim_anchor  # noqa: E402
+
 PAPERS = [
     ("primer", "Primer: the SVM path and the Lasso homotopy"),
     ("data", "Data"),
@@ -89,14 +91,6 @@ def _paper_scale(records: list[dict], root: Path | None = None) -> dict:
         for c in rec.get("results", {}).get("claims", []):
             out[c["id"]] = (c, rec, why)
     return out
-
-
-def claim_anchor(paper: str, claim_id: str) -> str:
-    """The HTML id of a claim's verdict box in its chapter (shared with
-    :class:`pathlib_core.experiments.results.VerdictBox`)."""
-    from pathlib_core.experiments.results import claim_anchor as _anchor
-
-    return _anchor(paper, claim_id)
 
 
 def _chapter_link(notebook: str, paper: str = "", claim_id: str = "") -> str:
