@@ -234,10 +234,11 @@ def main() -> None:
         results += bench_peer(args.peer_gaga, 1 if args.quick else 3)
     write_report(args.out, suite="gaga", title="GAGA: exact age-path vs ACS",
                  results=results, slopes=slopes,
-                 notes=("Best of 5 runs (one in --quick and in the scaling rows); the grid "
-                        "rows add the best process CPU times (ours_cpu_s, peer_cpu_s, "
-                        "speedup_cpu), less sensitive to the other jobs on a shared machine "
-                        "than wall-clock time, and a profile of one run under cProfile (time "
+                 notes=("Best of 5 runs (one in the quick mode of the benchmark and in the "
+                        "scaling rows); the grid rows add the best process CPU times "
+                        "(listed in the report's records), less sensitive to the other "
+                        "jobs on a shared machine than wall-clock time, and a profile of one "
+                        "run under cProfile (time "
                         "in the compiled pieces, in the jump restarts and elsewhere). Log-log "
                         "slopes of time "
                         "against n (magic, 100-2000): "

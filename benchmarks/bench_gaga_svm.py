@@ -122,7 +122,8 @@ def main() -> None:
     write_report(args.out, suite="gaga_svm", title="GAGA: exact SVM age-path vs ACS",
                  results=rows,
                  notes=("Best of 5 runs at n = 80 and 150, one run at n = 300 and 569 (one in "
-                        "--quick), and a profile of one run under cProfile (time in the "
+                        "the quick mode of the benchmark), and a profile of one run under "
+                        "cProfile (time in the "
                         "compiled pieces, in "
                         "the jump restarts and elsewhere). The path is traced at rtol "
                         "1e-10, every breakpoint certified to 1e-9; ACS (warm-started from "
