@@ -301,16 +301,23 @@ def status(records: list[dict], recorded: list[dict] | None = None) -> str:
         parts += full_runs(recorded or [])
         return "\n".join(parts) + "\n"
     total = sum(float(r.get("seconds", 0)) for r in records)
+    packages = ["python", "numpy", "scipy", "scikit-learn", "cvxpy", "matplotlib"]
+    # versions shared by every notebook are stated once; only those that differ get a column
+    shared = {p: records[0].get("versions", {}).get(p) for p in packages
+              if len({r.get("versions", {}).get(p) for r in records}) == 1}
+    varying = [p for p in packages if p not in shared]
     rows = []
     for r in sorted(records, key=lambda r: r["notebook"]):
         v = r.get("versions", {})
         rows.append([f"`{r['notebook']}`", r.get("mode"), r.get("seed"),
                      f"{float(r.get('seconds', 0)):.1f} s", r.get("date"),
-                     "yes" if r.get("results_written") else "no",
-                     v.get("python"), v.get("numpy"), v.get("scipy"), v.get("scikit-learn"),
-                     v.get("cvxpy"), v.get("matplotlib")])
-    parts.append(_table(["notebook", "mode", "seed", "time", "date", "results saved", "python",
-                         "numpy", "scipy", "scikit-learn", "cvxpy", "matplotlib"], rows))
+                     "yes" if r.get("results_written") else "no"]
+                    + [v.get(p) for p in varying])
+    if shared:
+        parts += ["Every notebook ran with " + ", ".join(
+            f"{p} {shared[p]}" for p in packages if p in shared) + ".", ""]
+    parts.append(_table(["notebook", "mode", "seed", "time", "date", "results saved"]
+                        + varying, rows))
     parts += ["", f"Total execution time: {total:.1f} s over {len(records)} notebook(s)."]
     parts += full_runs(recorded or [])
     return "\n".join(parts) + "\n"

@@ -231,6 +231,11 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
     st = generate_pages.status([{"notebook": "a/b", "mode": "quick", "seed": 0,
                                  "seconds": 1.5, "date": "d", "versions": {"numpy": "2"}}])
     assert "`a/b`" in st and "1.5 s" in st
+    assert "Every notebook ran with " in st and "numpy 2" in st  # shared versions once
+    two = generate_pages.status([{"notebook": n, "mode": "quick", "seed": 0, "seconds": 1.0,
+                                  "date": "d", "versions": {"numpy": v, "scipy": "1"}}
+                                 for n, v in (("a/b", "2"), ("a/c", "3"))])
+    assert "| numpy |" in two and "scipy 1" in two and "| scipy |" not in two
 
 
 def _fake_build(tmp_path: Path, mode: str, results_written=True) -> Path:
