@@ -97,10 +97,10 @@ execute: $(STAMP) $(EXECUTED) ## run every notebook with papermill (or one: NB=n
 pages: $(STAMP) ## regenerate the scoreboard, performance and status pages
 	$(PY) scripts/generate_pages.py --build-dir $(BUILD) --out book/generated
 
-book: $(STAMP) execute pages ## execute the notebooks and build the HTML book (book/_build/html)
+book: $(STAMP) execute pages ## execute the notebooks and build the HTML book anew (book/_build/html)
 	$(PY) scripts/prepare_static.py
 	$(PY) scripts/check_toc.py
-	$(VENV)/bin/jupyter-book build book --path-output book -n -W --keep-going 2>&1 | \
+	$(VENV)/bin/jupyter-book build book --path-output book -n -W --keep-going --all 2>&1 | \
 	  tee $(BUILD)/jupyter-book.log
 	$(PY) scripts/figure_manifest.py verify-html book/_build/html --build-dir $(BUILD)
 	@echo "The book is in book/_build/html/index.html"

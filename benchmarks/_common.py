@@ -20,27 +20,11 @@ import json
 import os
 import platform
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from pathlib_core.experiments.timing import best_time  # the chapters' timer too
+
 __all__ = ["best_time", "parse_args", "ratio_row", "write_report"]
-
-
-def best_time(fn: Callable[[], object], *, repeat: int = 3, min_time: float = 0.0):
-    """Best wall-clock time of ``fn()`` over ``repeat`` runs (and the last return value).
-
-    The best of several runs is the standard estimate of the cost of deterministic code on a
-    shared machine (noise only ever adds time). ``min_time`` adds runs until that much time
-    was spent in total, for very fast functions.
-    """
-    best, out, spent, k = float("inf"), None, 0.0, 0
-    while k < repeat or spent < min_time:
-        t0 = time.perf_counter()
-        out = fn()
-        dt = time.perf_counter() - t0
-        best, spent, k = min(best, dt), spent + dt, k + 1
-    return best, out
 
 
 def ratio_row(name: str, what: str, ours_s: float, peer: str, peer_s: float, *,

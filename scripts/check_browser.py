@@ -19,8 +19,10 @@ driver path so that nothing is downloaded). A page fails when
   overflow the block and are cut off at the right edge). Without the flag such blocks are
   only listed.
 
-A screenshot of each page is saved. Exit status 0 only if every page passes; where Chromium
-or its driver is missing the script says what to install and exits 2.
+A screenshot of each page is saved (with ``--full-page``, the whole page as numbered tiles of
+the 1400 x 1600 window, for reading every page as a reader sees it; ``--pages`` checks only
+the pages named). Exit status 0 only if every page passes; where Chromium or its driver is
+missing the script says what to install and exits 2.
 """
 
 from __future__ import annotations
@@ -135,8 +137,24 @@ def redirect_target(html: str) -> str | None:
     return m.group(1) if m else None
 
 
+def save_tiles(driver, target: Path) -> int:
+    """Screenshots of the whole page, one window height per tile (``<target>-NN.png``);
+    returns the number of tiles."""
+    height = int(driver.execute_script(
+        "return Math.max(document.body.scrollHeight, document.documentElement.scrollHeight);"))
+    view = int(driver.execute_script("return window.innerHeight;"))
+    n = 0
+    for top in range(0, max(height, 1), max(view - 40, 1)):
+        driver.execute_script(f"window.scrollTo(0, {top});")
+        driver.save_screenshot(f"{target}-{n:02d}.png")
+        n += 1
+    driver.execute_script("window.scrollTo(0, 0);")
+    return n
+
+
 def check_page(driver, base: str, rel: str, shots: Path, root: Path | None = None,
-               fail_on_wide: bool = False, notes: list[str] | None = None) -> list[str]:
+               fail_on_wide: bool = False, notes: list[str] | None = None,
+               full_page: bool = False) -> list[str]:
     """The problems of one page (empty: it passes); ``notes`` collects what is only listed."""
     problems = []
     notes = [] if notes is None else notes
@@ -176,7 +194,11 @@ def check_page(driver, base: str, rel: str, shots: Path, root: Path | None = Non
         if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get("message", ""):
             problems.append(f"console error: {entry.get('message', '')[:200]}")
     shots.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(shots / (rel.replace("/", "__").removesuffix(".html") + ".png")))
+    stem = shots / rel.replace("/", "__").removesuffix(".html")
+    if full_page:
+        save_tiles(driver, stem)
+    else:
+        driver.save_screenshot(f"{stem}.png")
     return problems
 
 
@@ -187,6 +209,10 @@ def main(argv=None) -> int:
     ap.add_argument("--fail-on-wide", action="store_true",
                     help="fail on code/output blocks wider than the text column (default: "
                          "list them)")
+    ap.add_argument("--full-page", action="store_true",
+                    help="save each whole page as tiles of the window (for a read of the book)")
+    ap.add_argument("--pages", nargs="*", default=None,
+                    help="check only these pages (paths relative to the html folder)")
     args = ap.parse_args(argv)
     if not (args.html / "index.html").exists():
         print(f"error: {args.html}/index.html not found; run 'make book' first", file=sys.stderr)
@@ -212,13 +238,14 @@ def main(argv=None) -> int:
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
     failures = n_wide = 0
-    pages = _pages(args.html)
+    pages = _pages(args.html) if not args.pages else args.pages
     try:
         for rel in pages:
             try:
                 notes: list[str] = []
                 problems = check_page(driver, base, rel, args.screenshots, args.html,
-                                      fail_on_wide=args.fail_on_wide, notes=notes)
+                                      fail_on_wide=args.fail_on_wide, notes=notes,
+                                      full_page=args.full_page)
             except Exception as exc:  # a page that does not load is a failure, not a crash
                 problems = [f"did not load: {type(exc).__name__}: {exc}"[:300]]
             status = "ok" if not problems else "FAIL"

@@ -16,6 +16,7 @@ Pages are regenerated on every ``make book``; they are build outputs and never c
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import sys
 from pathlib import Path
@@ -98,9 +99,63 @@ def _chapter_link(notebook: str, paper: str = "", claim_id: str = "") -> str:
     if not notebook:
         return ""
     part, _, name = notebook.partition("/")
-    label = f"{part}/{name.split('_', 1)[0]}" if name else part
+    # (the label may break after its slash: "selective_ridge/" is wider than the column)
+    label = f"{part}/<wbr>{name.split('_', 1)[0]}" if name else part
     anchor = f"#{claim_anchor(paper, claim_id)}" if claim_id else ""
     return f'<a href="../executed/{notebook}.html{anchor}">{label}</a>'
+
+
+#: front matter of a page of wide tables: no right-hand contents column (book.css gives its
+#: width to the article); the pages' sections are few and named in their first paragraph
+WIDE_PAGE = ["---", "html_theme.sidebar_secondary.remove: true", "---", ""]
+#: a value longer than this is shown by its first words, the rest one click away
+CLIP = 70
+
+
+def _clip(text, limit: int = CLIP, prefix: str = "") -> str:
+    """A table cell's HTML: ``prefix`` (HTML) and ``text``, or the prefix and the text's
+    first words with the whole text in a ``<details>`` (the row stays a few lines tall;
+    nothing is cut)."""
+    text = " ".join(str(text if text is not None else "").split())
+    if len(text) <= limit:
+        return prefix + html.escape(text)
+    cut = text.rfind(" ", 0, limit)
+    head = text[:cut if cut > limit // 2 else limit].rstrip(" ,;:(")
+    return ('<details class="sb-more"><summary><span class="sb-head">'
+            f"{prefix}{html.escape(head)} …</span></summary>{prefix}{html.escape(text)}"
+            "</details>")
+
+
+def _claims_table(rows: list[dict], full: dict, headline) -> str:
+    """One part's claims as a compact HTML table: claim (with the reason behind its verdict
+    collapsed under it), the paper's value, ours in this build and at paper scale (each with
+    its verdict mark), the verdict, and a link to the cell that checks the claim."""
+    body = []
+    for c in rows:
+        f = full.get(c["id"])
+        quick = _clip(c["ours"], prefix=f"{_mark(c['verdict']).split()[0]} ")
+        if f is None:
+            scale = '<span class="sb-none">no record</span>'
+        else:
+            fc, _, why = f
+            scale = _clip(fc["ours"], prefix=(
+                f"{_mark(fc['verdict']).split()[0]} "
+                f'<span class="sb-state">({"current" if not why else "stale"})</span> '))
+        reason = (f'<details class="sb-why"><summary>why {html.escape(headline(c))}'
+                  f"</summary>{html.escape(' '.join(c['reason'].split()))}</details>"
+                  if c.get("reason") else "")
+        body.append(
+            f'<tr><td class="sb-claim">{html.escape(" ".join(c["text"].split()))}{reason}</td>'
+            f"<td>{_clip(c['paper_value'], CLIP // 2)}</td><td>{quick}</td><td>{scale}</td>"
+            f'<td class="sb-verdict">{html.escape(_mark(headline(c)))}</td>'
+            '<td class="sb-where">'
+            f"{_chapter_link(c.get('notebook', ''), c['paper'], c['id'])}</td></tr>")
+    return ('<table class="table sb-claims"><colgroup><col class="sb-c-claim">'
+            '<col class="sb-c-paper"><col class="sb-c-ours"><col class="sb-c-ours">'
+            '<col class="sb-c-verdict"><col class="sb-c-where"></colgroup><thead><tr>'
+            "<th>claim</th><th>paper</th><th>this build</th><th>paper scale</th>"
+            "<th>verdict</th><th>checked in</th></tr></thead><tbody>"
+            + "".join(body) + "</tbody></table>")
 
 
 def scoreboard(results: list[dict], records: list[dict] | None = None,
@@ -111,11 +166,14 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
     where a current record has the claim, else this build's.
 
     Layout: counts per part (verdict x part) first; then one compact table per part (claim,
-    paper, each scale's value and verdict, the verdict, a link to the checking chapter), with
-    the reasons for the verdicts in a collapsible list under it."""
+    paper, each scale's value and verdict, the verdict, a link to the cell that checks it).
+    A long value shows its first words with the rest one click away, and the reason behind a
+    verdict is collapsed under its claim."""
     claims = [c for r in results for c in r.get("claims", [])]
     full = _paper_scale(records or [], root)
-    parts = ["(scoreboard)=", "# Reproduction scoreboard", "",
+    # (no right-hand contents column on this page: the summary links to every part, and the
+    # claim tables get its width)
+    parts = [*WIDE_PAGE, "(scoreboard)=", "# Reproduction scoreboard", "",
              "Each claim that a chapter checks, with the paper's value, our value in this "
              "build (quick mode, small problems) and at paper scale (the chapter's recorded "
              "full-mode run; *current* while its notebook, code, data, dependencies and "
@@ -124,8 +182,9 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
              "verdicts: *matches* (the measurement meets the criterion the chapter fixes "
              "before the run), *differs* (it misses the criterion), *contradicted* (the "
              "measurement goes against the claim itself) and *not run* (the experiment is not "
-             "part of the book). Every verdict but *matches* comes with its numbers and a "
-             "reason, listed under each table.", ""]
+             "part of the book). Long values show their first words (click to read on), and every "
+             "verdict but *matches* has its reason folded under the claim (\"why\"). The "
+             "last column links to the cell that checks the claim.", ""]
     if not claims:
         parts.append("No claims were recorded in this build yet.")
         return "\n".join(parts) + "\n"
@@ -168,26 +227,8 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
                   + ", ".join(f"{n} {v}" for v, n in bg.items() if n) + "."]
     for key in present:
         rows = [c for c in claims if c["paper"] == key]
-        parts += ["", f"(scoreboard-{key})=", f"## {titles[key]}", ""]
-        table, reasons = [], []
-        for c in rows:
-            f = full.get(c["id"])
-            if f is None:
-                scale = "no record"
-            else:
-                fc, _, why = f
-                scale = (f"{fc['ours']} ({_mark(fc['verdict']).split()[0]}, "
-                         f"{'current' if not why else 'stale'})")
-            quick = f"{c['ours']} ({_mark(c['verdict']).split()[0]})"
-            table.append([c["text"], c["paper_value"], quick, scale, _mark(headline(c)),
-                          _chapter_link(c.get("notebook", ""), c["paper"], c["id"])])
-            if c.get("reason"):
-                reasons.append(f"- **{_cell(c['text'])}** ({_mark(headline(c))}): "
-                               f"{_cell(c['reason'])}")
-        parts.append(_table(["claim", "paper", "this build", "paper scale", "verdict",
-                             "checked in"], table))
-        if reasons:
-            parts += ["", ":::{dropdown} Reasons behind the verdicts", *reasons, ":::"]
+        parts += ["", f"(scoreboard-{key})=", f"## {titles[key]}", "",
+                  _claims_table(rows, full, headline)]
     return "\n".join(parts) + "\n"
 
 
@@ -214,22 +255,18 @@ def _fmt_duration(x) -> str:
 
 
 def performance(reports: list[dict]) -> str:
-    parts = ["(performance)=", "# Performance", "",
+    parts = [*WIDE_PAGE, "(performance)=", "# Performance", "",
              "Each speed target is measured by a script in `benchmarks/` "
              "(`make bench`), as a ratio against a named peer timed in the same run on the same "
-             "machine. Reports are stored in `benchmarks/results/` with the machine, date and "
-             "commit they were measured on; this page renders them. Tests never assert "
-             "timings.", ""]
+             "machine, best of several runs. The machine, date and code version of each "
+             "report are on the {ref}`status` page. Tests never assert timings.", ""]
     if not reports:
         parts.append("No benchmark report has been recorded yet; run `make bench`.")
         return "\n".join(parts) + "\n"
     for rep in reports:
         parts += ["", f"## {rep.get('title', rep.get('suite', 'benchmark'))}", ""]
-        meta = [f"suite `{rep.get('suite', '?')}`"]
-        for key in ("date", "commit", "machine", "mode"):
-            if rep.get(key):
-                meta.append(f"{key}: {rep[key]}")
-        parts += ["*" + "; ".join(_cell(m) for m in meta) + "*", ""]
+        if rep.get("mode"):
+            parts += [f"*{_cell(rep['mode'])} mode*", ""]
         rows = []
         for r in rep.get("results", []):
             met = r.get("goal_met")
@@ -269,8 +306,11 @@ def full_runs(records: list[dict]) -> list[str]:
     rows = []
     for r in sorted(records, key=lambda r: r["notebook"]):
         why = provenance.staleness(r)
+        # (file names without their folders: the table stays within the column)
+        short = [w.split(": ", 1)[0] + ": " + w.split(": ", 1)[1].rsplit("/", 1)[-1]
+                 if ": " in w else w for w in why]
         state = "current" if not why else "stale: " + (
-            why[0] if len(why) == 1 else f"{why[0]} (+{len(why) - 1} more)")
+            short[0] if len(short) == 1 else f"{short[0]} (+{len(short) - 1} more)")
         claims = r.get("results", {}).get("claims", [])
         counts = {}
         for c in claims:
@@ -292,13 +332,31 @@ def full_runs(records: list[dict]) -> list[str]:
     return parts
 
 
-def status(records: list[dict], recorded: list[dict] | None = None) -> str:
-    parts = ["(status)=", "# Build status", "",
+def bench_reports(reports: list[dict]) -> list[str]:
+    """The status page's section on the benchmark reports of the performance page."""
+    parts = ["", "## Benchmark reports", "",
+             "Where and when each report of the {ref}`performance` page was measured.", ""]
+    if not reports:
+        parts.append("None recorded yet.")
+        return parts
+    with_mode = any(rep.get("mode") for rep in reports)  # (a column only where one is set)
+    rows = [[rep.get("title", rep.get("suite", ""))]
+            + ([rep.get("mode", "")] if with_mode else [])
+            + [rep.get("date", ""), f"`{rep['commit']}`" if rep.get("commit") else "",
+               rep.get("machine", "")] for rep in reports]
+    parts.append(_table(["benchmark"] + (["mode"] if with_mode else [])
+                        + ["date", "commit", "machine"], rows))
+    return parts
+
+
+def status(records: list[dict], recorded: list[dict] | None = None,
+           reports: list[dict] | None = None) -> str:
+    parts = [*WIDE_PAGE, "(status)=", "# Build status", "",
              "How each executed chapter in this book was last run: its mode (`quick` or "
              "`full`), seed, wall-clock time, date, and the versions of the key packages.", ""]
     if not records:
         parts.append("No notebook has been executed in this build.")
-        parts += full_runs(recorded or [])
+        parts += full_runs(recorded or []) + bench_reports(reports or [])
         return "\n".join(parts) + "\n"
     total = sum(float(r.get("seconds", 0)) for r in records)
     packages = ["python", "numpy", "scipy", "scikit-learn", "cvxpy", "matplotlib"]
@@ -319,7 +377,7 @@ def status(records: list[dict], recorded: list[dict] | None = None) -> str:
     parts.append(_table(["notebook", "mode", "seed", "time", "date", "results saved"]
                         + varying, rows))
     parts += ["", f"Total execution time: {total:.1f} s over {len(records)} notebook(s)."]
-    parts += full_runs(recorded or [])
+    parts += full_runs(recorded or []) + bench_reports(reports or [])
     return "\n".join(parts) + "\n"
 
 
@@ -337,7 +395,8 @@ def main(argv=None) -> int:
                                                   args.notebooks_dir),
                                     _load_all(args.full_dir)),
         "performance.md": performance(_load_all(args.bench_dir)),
-        "status.md": status(_load_all(args.build_dir / "status"), _load_all(args.full_dir)),
+        "status.md": status(_load_all(args.build_dir / "status"), _load_all(args.full_dir),
+                            _load_all(args.bench_dir)),
     }
     for name, text in pages.items():
         target = args.out / name

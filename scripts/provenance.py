@@ -6,7 +6,8 @@ record is still current.
 
 A notebook's *inputs* are the files whose content can change what its run computes:
 
-- the notebook's cells (type and source; outputs and metadata are not inputs);
+- the notebook's code cells, in order (their source; prose, outputs and metadata cannot
+  change what a run computes, so a reworded paragraph leaves the record current);
 - every ``pathlib_core`` module in the static import closure of its code: the modules its
   code cells import, then, recursively, the modules those import (relative imports and
   imports inside functions included; a package's ``lazy_loader.attach`` list counts as
@@ -45,11 +46,12 @@ def sha256(data: bytes) -> str:
 
 
 def notebook_key(path: Path) -> str:
-    """SHA-256 of the notebook's cells (type and source), not of outputs or metadata."""
+    """SHA-256 of the notebook's code cells (their sources, in order): not of markdown
+    cells, outputs or metadata."""
     nb = json.loads(path.read_text(encoding="utf-8"))
-    cells = [(c.get("cell_type"), "".join(c.get("source", []))
+    cells = [("code", "".join(c.get("source", []))
               if isinstance(c.get("source"), list) else c.get("source", ""))
-             for c in nb.get("cells", [])]
+             for c in nb.get("cells", []) if c.get("cell_type") == "code"]
     return sha256(json.dumps(cells, ensure_ascii=False).encode("utf-8"))
 
 

@@ -22,6 +22,7 @@ import html
 import json
 import math
 import os
+import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -179,18 +180,11 @@ class Results:
         if self.mode != "quick":
             return None
         if self._record_claims is None:
-            self._record_claims = {}
-            root = _find_repo_root(FsPath(__file__).resolve())
-            path = (root / "benchmarks" / "full_runs" / (self.notebook.replace("/", "__")
-                                                        + ".json")) if root else None
-            if path is not None and path.is_file():
-                try:
-                    rec = json.loads(path.read_text(encoding="utf-8"))
-                    claims = rec.get("results", {}).get("claims", [])
-                    self._record_claims = {c["id"]: dict(c, date=rec.get("date", ""))
-                                           for c in claims}
-                except (OSError, ValueError, KeyError, TypeError):
-                    self._record_claims = {}
+            rec = paper_scale_record(self.notebook)
+            claims = rec.get("results", {}).get("claims", []) if rec is not None else []
+            # (each claim carries whether its record still describes this notebook)
+            self._record_claims = {c["id"]: dict(c, stale=not rec.current)
+                                   for c in claims if "id" in c}
         return self._record_claims.get(id)
 
     def show_summary(self) -> None:
@@ -208,7 +202,9 @@ class Results:
             rec = self._recorded(c.id)
             row = {"claim": c.text, "this run": c.verdict}
             if self.mode == "quick":
-                row["paper scale"] = rec.get("verdict", "") if rec else "no record"
+                row["paper scale"] = (("" if not rec else rec.get("verdict", "")
+                                       + (" (stale record)" if rec.get("stale") else ""))
+                                      or "no record")
             rows.append(row)
         if not rows:
             raise ValueError("show_summary: this notebook has recorded no claim yet")
@@ -259,7 +255,9 @@ class VerdictBox:
         scale = "this build (reduced scale)" if self.mode == "quick" else "paper scale"
         rows = [("paper", c.paper_value, ""), (scale, c.ours, c.verdict)]
         if self.recorded is not None:
-            rows.append(("paper scale (recorded run)", str(self.recorded.get("ours", "")),
+            stale = " (stale: the code changed since)" if self.recorded.get("stale") else ""
+            rows.append((f"paper scale (recorded run){stale}",
+                         str(self.recorded.get("ours", "")),
                          str(self.recorded.get("verdict", ""))))
         elif self.mode == "quick":
             rows.append(("paper scale (recorded run)", "no record of this claim", ""))
@@ -311,15 +309,38 @@ class PaperScaleRecord(dict):
     def current(self) -> bool:
         return not self.stale
 
-    def summary(self) -> str:
+    def summary(self, width: int | None = 88) -> str:
+        """One paragraph: seed, wall time, workers and whether the record is current,
+        wrapped to ``width`` characters (``None``: one line)."""
         jobs = (self.get("parameters") or {}).get("N_JOBS") or 1
         state = ("current: the notebook, the package code it uses, the data and the "
                  "parameters are those of this build" if self.current else
-                 f"stale ({self.stale[0]}"
-                 + (f" and {len(self.stale) - 1} more" if len(self.stale) > 1 else "") + ")")
-        return (f"Paper-scale record: seed {self.get('seed')}, "
+                 "stale: " + _what_changed(self.stale) + " since it was recorded")
+        text = (f"Paper-scale record: seed {self.get('seed')}, "
                 f"{self.get('seconds', 0) / 60:.1f} min wall time with {jobs} worker "
                 f"process{'es' if jobs != 1 else ''}; {state}.")
+        return text if width is None else textwrap.fill(text, width)
+
+
+def _what_changed(why: list[str]) -> str:
+    """The reasons a record is stale (``provenance.staleness``) in words, without paths:
+    "the notebook's code and the package code changed"."""
+    kinds: list[str] = []
+    for w in why:
+        path = w.split(": ", 1)[1] if ": " in w else ""
+        kind = ("the notebook's code" if path.startswith("notebooks/") else
+                "the package code" if path.startswith("pathlib_core/") and
+                not path.endswith(".json") else
+                "the data registry" if path.endswith("registry.json") else
+                "the pinned dependencies" if path == "requirements.lock" else
+                "the parameters" if w == "parameters changed" else
+                "its inputs")
+        if kind not in kinds:
+            kinds.append(kind)
+    if not kinds:
+        return "its inputs changed"
+    return (", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]) \
+        + " changed"
 
 
 def paper_scale_record(notebook: str | None = None) -> PaperScaleRecord | None:

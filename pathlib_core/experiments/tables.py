@@ -74,9 +74,20 @@ class Table:
             near = np.abs(values - ext) <= rtol * np.maximum(np.abs(ext), 1e-300)
             self.mask.loc[:, cols] = np.where(np.isfinite(values), near, False)
 
+    def _shown(self):
+        """The frame as rendered: a named single-level index gives its name to the header
+        corner, instead of a header row of its own with empty cells."""
+        frame = self.frame
+        if (self.index and frame.index.nlevels == 1 and frame.index.name is not None
+                and frame.columns.nlevels == 1 and frame.columns.name is None):
+            frame = frame.copy(deep=False)
+            frame.columns = frame.columns.rename(frame.index.name)
+            frame.index = frame.index.rename(None)
+        return frame
+
     def _styler(self):
         mask = self.mask
-        styler = self.frame.style.format(precision=self.precision, na_rep="–")
+        styler = self._shown().style.format(precision=self.precision, na_rep="–")
         styler = styler.apply(lambda _: np.where(mask.to_numpy(), _BEST_CSS, ""), axis=None)
         if self.caption:
             styler = styler.set_caption(self.caption)

@@ -170,13 +170,25 @@ def test_generated_pages_render_claims_benchmarks_and_status():
                             "ours": "2", "verdict": "differs", "reason": "r",
                             "notebook": "primer/n"}]}]
     page = generate_pages.scoreboard(results)
-    assert "x \\| y" in page and "differs" in page and "\n## Primer" in page
+    assert "x | y" in page and "differs" in page and "\n## Primer" in page
     assert page.count("\n## ") == 2, "the summary, then each paper's section once"
     assert "(scoreboard-primer)=" in page
     # the row links to the claim's verdict box, the cell that checks it
-    assert '<a href="../executed/primer/n.html#claim-primer-a">primer/n</a>' in page
-    assert ":::{dropdown} Reasons behind the verdicts" in page
-    assert "**x \\| y** (⚠ differs): r" in page
+    assert '<a href="../executed/primer/n.html#claim-primer-a">primer/<wbr>n</a>' in page
+    # the reason is folded under its claim
+    assert ('<td class="sb-claim">x | y<details class="sb-why"><summary>why differs'
+            "</summary>r</details></td>") in page
+    # a long value shows its first words, the whole text one click away
+    long = dict(results[0]["claims"][0], ours="word " * 40)
+    cell = generate_pages._clip(long["ours"])
+    assert cell.startswith('<details class="sb-more"><summary><span class="sb-head">word')
+    assert cell.endswith(" ".join(["word"] * 40) + "</details>")
+    assert generate_pages._clip("a <b>") == "a &lt;b&gt;"
+    # the table is one HTML block: a blank line inside it would end the block in MyST
+    multi = generate_pages.scoreboard([{"claims": [dict(results[0]["claims"][0],
+                                                        text="a\n\nb", reason="c\n\nd")]}])
+    tables = [ln for ln in multi.splitlines() if ln.startswith('<table class="table sb')]
+    assert len(tables) == 1 and tables[0].endswith("</table>") and "a b" in tables[0]
     other = generate_pages.scoreboard([{"claims": [dict(results[0]["claims"][0], paper="new")]}])
     assert other.count("\n## ") == 2 and "## Paper new" in other
     assert "No claims" in generate_pages.scoreboard([])
@@ -196,8 +208,9 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
     page = generate_pages.scoreboard([{"claims": [claim]}], [rec], root=tmp_path)
     summary, section = page.split("\n## S3VM")
     # quick value, paper-scale value, and the paper-scale verdict in the verdict column
-    row = ('| t | 1 | 2 (⚠) | 9 (✓, current) | ✓ matches | '
-           '<a href="../executed/p/nb.html#claim-s3vm-a">p/nb</a> |')
+    row = ('<td>1</td><td>⚠ 2</td><td>✓ <span class="sb-state">(current)</span> 9</td>'
+           '<td class="sb-verdict">✓ matches</td><td class="sb-where">'
+           '<a href="../executed/p/nb.html#claim-s3vm-a">p/<wbr>nb</a></td>')
     assert row in section
     assert "<scoreboard-s3vm>` | 1 | 1 | 0 | 0 |" in summary
     assert "| **the five papers** | 1 | 1 | 0 | 0 |" in summary
@@ -207,7 +220,8 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
     (tmp_path / "notebooks" / "p" / "nb.ipynb").write_text(
         (tmp_path / "notebooks" / "p" / "nb.ipynb").read_text().replace("x = 1", "x = 2"))
     page = generate_pages.scoreboard([{"claims": [claim]}], [rec], root=tmp_path)
-    assert "| 9 (✓, stale) | ⚠ differs |" in page
+    assert ('✓ <span class="sb-state">(stale)</span> 9</td>'
+            '<td class="sb-verdict">⚠ differs</td>') in page
     assert "| **the five papers** | 1 | 0 | 1 | 0 |" in page
     # the primer's claims are not among the papers' counts
     primer = dict(claim, id="p", paper="primer", verdict="matches", notebook="primer/x")
@@ -218,11 +232,22 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
     assert "The primer's 1 claims" in summary and "1 matches" in summary
     # a claim without a paper-scale record says so
     lone = dict(claim, id="z", notebook="q/other")
-    assert "| 2 (⚠) | no record | ⚠ differs |" in generate_pages.scoreboard([{"claims": [lone]}])
-    perf = generate_pages.performance([{"suite": "s", "results": [
-        {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0, "ratio": 0.5,
-         "goal": "<= 2x", "goal_met": True}]}])
+    assert ('<td>⚠ 2</td><td><span class="sb-none">no record</span></td>'
+            '<td class="sb-verdict">⚠ differs</td>') in generate_pages.scoreboard(
+                [{"claims": [lone]}])
+    report = {"suite": "s", "title": "Suite S", "date": "2026-01-02", "commit": "abc1234",
+              "machine": "x86_64, 2 cores", "results": [
+                  {"name": "b", "what": "w", "ours_s": 0.5, "peer": "p", "peer_s": 1.0,
+                   "ratio": 0.5, "goal": "<= 2x", "goal_met": True}]}
+    perf = generate_pages.performance([report])
     assert "500.0 ms" in perf and "met" in perf
+    # provenance lives on the status page, not on the performance page
+    assert "abc1234" not in perf and "2026-01-02" not in perf and "2 cores" not in perf
+    bench_status = generate_pages.status([], [], [report])
+    assert "## Benchmark reports" in bench_status
+    assert "| Suite S | 2026-01-02 | `abc1234` | x86_64, 2 cores |" in bench_status
+    moded = generate_pages.status([], [], [dict(report, mode="quick")])
+    assert "| Suite S | quick | 2026-01-02 |" in moded
     slope = generate_pages.performance([{"suite": "s", "results": [
         {"name": "b", "what": "log-log slope", "ours_s": 0.573, "slope": 0.573,
          "peer": "goal slope", "peer_s": 1.2, "ratio": 0.478, "goal": "slope <= 1.2",
@@ -453,15 +478,27 @@ def test_boilerplate_cells_are_collapsed_and_the_check_can_fail(tmp_path):
                 nbformat.v4.new_code_cell("x = np.arange(N)\ny = x ** 2"),
                 nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.plot(x, y)\nz = 1"),
                 nbformat.v4.new_code_cell("results.claim('a', paper='s3vm', text='t',\n"
-                                          "  paper_value=1, ours=1, verdict='matches')")]
+                                          "  paper_value=1, ours=1, verdict='matches')"),
+                nbformat.v4.new_code_cell("results.record('k', 1,\n    'what')\nresults.save();"),
+                nbformat.v4.new_code_cell("\n".join(f"a{k} = {k}" for k in range(30))),
+                nbformat.v4.new_code_cell("\n".join(f"b{k} = {k}" for k in range(25)))]
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
-    assert tag_cells.missing_tags(path) == [(1, "setup"), (3, "figure"), (4, "claims")]
-    assert tag_cells.tag(path) == 3
+    assert tag_cells.missing_tags(path) == [(1, "setup"), (3, "figure"), (4, "claims"),
+                                            (5, "bookkeeping"), (6, "long")]
+    assert tag_cells.tag(path) == 5
     assert tag_cells.missing_tags(path) == []
     cells = nbformat.read(path, as_version=4).cells
     assert [c.metadata.get("tags", []) for c in cells][1:] == [
-        ["hide-input"], [], ["hide-input"], ["hide-input"]]
+        ["hide-input"], [], ["hide-input"], ["hide-input"], ["remove-input"], ["hide-input"],
+        []]
+    # a record-keeping cell that was only collapsed leaves the page
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[5].metadata["tags"] = ["hide-input"]
+    nbformat.write(nb, path)
+    assert tag_cells.missing_tags(path) == [(5, "bookkeeping")]
+    tag_cells.tag(path)
+    assert nbformat.read(path, as_version=4).cells[5].metadata["tags"] == ["remove-input"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

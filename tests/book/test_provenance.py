@@ -88,7 +88,7 @@ def test_a_one_line_change_makes_exactly_the_dependent_records_stale(tree):
     shared = tree / "pathlib_core" / "core" / "shared.py"
     shared.write_text("X = 10\n")
     assert "changed: pathlib_core/core/shared.py" in provenance.staleness(recs["b/01"], tree)
-    # outputs and metadata are not inputs; a markdown edit is
+    # outputs, metadata and prose are not inputs; a code edit is
     nb = tree / "notebooks" / "b" / "01.ipynb"
     data = json.loads(nb.read_text())
     data["metadata"]["kernelspec"] = {"name": "other"}
@@ -96,6 +96,9 @@ def test_a_one_line_change_makes_exactly_the_dependent_records_stale(tree):
     nb.write_text(json.dumps(data))
     assert "changed: notebooks/b/01.ipynb" not in provenance.staleness(recs["b/01"], tree)
     data["cells"][1]["source"] = "# A chapter, edited"
+    nb.write_text(json.dumps(data))
+    assert "changed: notebooks/b/01.ipynb" not in provenance.staleness(recs["b/01"], tree)
+    data["cells"][2]["source"] += "\n# a comment is code"
     nb.write_text(json.dumps(data))
     assert "changed: notebooks/b/01.ipynb" in provenance.staleness(recs["b/01"], tree)
 

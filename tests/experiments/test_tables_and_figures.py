@@ -49,6 +49,16 @@ def test_table_best_by_key_ties_and_columns():
     assert t.mask.to_numpy().tolist() == [[True, True], [True, False]]  # a tie marks both
 
 
+def test_a_named_index_labels_the_header_corner_not_a_row_of_its_own():
+    frame = _frame().rename_axis("dataset")
+    html = Table(frame, best="min", subset=["A", "B"])._repr_html_()
+    head = html[html.index("<thead>"):html.index("</thead>")]
+    assert head.count("<tr>") == 1 and ">dataset</th>" in head
+    assert frame.index.name == "dataset" and frame.columns.name is None  # not mutated
+    # the best entries are still marked
+    assert html.count("font-weight: bold") >= 1
+
+
 def test_table_html_is_deterministic_and_bad_input_is_named():
     assert Table(_frame())._repr_html_() == Table(_frame())._repr_html_()
     with pytest.raises(ValueError, match="frame"):
@@ -121,9 +131,34 @@ def test_paper_scale_record_reads_the_record_and_states_its_currency(tmp_path, m
     rec = results_module.paper_scale_record("demo/01")
     assert rec["seed"] == 0 and not rec.current
     text = rec.summary()
-    assert "1.5 min" in text and "2 worker processes" in text and "stale (changed" in text
+    assert "1.5 min" in text and "2 worker processes" in text
+    assert "stale: the notebook's code changed since it was recorded" in " ".join(text.split())
+    assert "notebooks/" not in text  # no repository paths in a chapter
     assert "abc1234" not in text  # provenance stays on the status page
+    assert all(len(line) <= 88 for line in text.splitlines()) and "\n" in text
+    assert rec.summary(width=None) == " ".join(text.split())
+    assert max(len(line) for line in rec.summary(width=40).splitlines()) <= 40
     assert results_module.paper_scale_record("demo/02") is None
+
+
+def test_what_changed_names_kinds_of_input_without_paths():
+    what = results_module._what_changed
+    assert what(["changed: notebooks/a/01.ipynb", "changed: pathlib_core/core/x.py",
+                 "new input: pathlib_core/core/y.py", "parameters changed"]) == (
+        "the notebook's code, the package code and the parameters changed")
+    assert what(["changed: requirements.lock"]) == "the pinned dependencies changed"
+    assert what(["changed: pathlib_core/datasets/registry.json"]) == "the data registry changed"
+    assert what(["no recorded inputs (recorded before content keys)"]) == "its inputs changed"
+
+
+def test_verdict_box_marks_a_stale_record():
+    from pathlib_core.experiments.results import Claim, VerdictBox
+
+    c = Claim(id="a", paper="s3vm", text="t", paper_value="1", ours="2", verdict="matches")
+    stale = VerdictBox(c, "quick", {"ours": "9", "verdict": "matches", "stale": True})
+    assert "stale" in repr(stale) and "stale" in stale._repr_html_()
+    fresh = VerdictBox(c, "quick", {"ours": "9", "verdict": "matches", "stale": False})
+    assert "stale" not in repr(fresh)
 
 
 def test_show_summary_lists_the_claims_and_needs_one(capsys):
