@@ -256,12 +256,13 @@ def _fmt_duration(x) -> str:
 
 def performance(reports: list[dict]) -> str:
     parts = [*WIDE_PAGE, "(performance)=", "# Performance", "",
-             "Each speed target is measured by a script in `benchmarks/` "
-             "(`make bench`), as a ratio against a named peer timed in the same run on the same "
-             "machine, best of several runs. The machine, date and code version of each "
-             "report are on the {ref}`status` page. Tests never assert timings.", ""]
+             "Each speed target is measured as the ratio of our time to that of a named peer "
+             "(another program, or a target) timed in the same run on the same machine, the "
+             "best of several runs unless a note says otherwise: a ratio below 1 means ours is "
+             "faster. Each goal is a bound on that ratio. Where and when each report was "
+             "measured is on the {ref}`status` page.", ""]
     if not reports:
-        parts.append("No benchmark report has been recorded yet; run `make bench`.")
+        parts.append("No benchmark report has been recorded yet.")
         return "\n".join(parts) + "\n"
     for rep in reports:
         parts += ["", f"## {rep.get('title', rep.get('suite', 'benchmark'))}", ""]
@@ -273,13 +274,17 @@ def performance(reports: list[dict]) -> str:
             # a scaling row compares a fitted log-log slope with a goal slope: no time unit
             fmt = _fmt_number if "slope" in r else _fmt_seconds
             ours = r.get("slope", r.get("ours_s"))
-            rows.append([r.get("name", ""), r.get("what", ""), fmt(ours),
-                         r.get("peer", ""), fmt(r.get("peer_s")),
+            what = _cell(r.get("what", ""))
+            peer_time = fmt(r.get("peer_s"))
+            rows.append([_cell(r.get("name", "")) + (f'<br><span class="perf-what">{what}'
+                                                      "</span>" if what else ""),
+                         fmt(ours),
+                         _cell(r.get("peer", "")) + (f"<br>{peer_time}" if peer_time else ""),
                          "" if r.get("ratio") is None else f"{float(r['ratio']):.3g}",
                          r.get("goal", ""),
                          {True: "✓ met", False: "✗ missed", None: ""}.get(met, str(met))])
-        parts.append(_table(["benchmark", "what", "ours", "peer", "peer time",
-                             "ratio (ours / peer)", "goal", "goal met"], rows))
+        parts.append(_table(["benchmark", "ours", "peer", "ratio (ours / peer)", "goal",
+                             "goal met"], rows))
         notes = rep.get("notes")
         if notes:
             parts += ["", _cell(notes)]
@@ -290,12 +295,13 @@ def full_runs(records: list[dict]) -> list[str]:
     """The status page's section on recorded ``MODE=full`` runs."""
     parts = ["", "## Recorded full-mode runs", "",
              "A full-mode run reproduces a chapter at the papers' scale and can take hours, so "
-             "the default build does not redo it. These runs were made separately, recorded "
-             "with `scripts/record_full_run.py` and committed; the chapters show their numbers "
-             "labelled with date and commit. A record is *current* when the notebook, every "
-             "`pathlib_core` module it imports, the data registry, the lock file and the "
-             "parameters are those it was made from (their hashes are in the record), "
-             "*stale* otherwise; `make full` re-runs the stale ones.", ""]
+             "the default build does not redo it: the runs were made separately and recorded, "
+             "and the chapters show their numbers in the *paper scale* rows of the verdict "
+             "boxes. Date and code version of each record are listed here. A record is "
+             "*current* when the notebook's code, every `pathlib_core` module it imports, the "
+             "data registry, the pinned dependencies and the parameters are those it was made "
+             "from (their hashes are in the record), *stale* otherwise; `make full` in the "
+             "repository re-runs the stale ones.", ""]
     if not records:
         parts.append("None recorded yet.")
         return parts
@@ -315,17 +321,23 @@ def full_runs(records: list[dict]) -> list[str]:
         counts = {}
         for c in claims:
             counts[c.get("verdict")] = counts.get(c.get("verdict"), 0) + 1
-        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "none"
+        # counts by verdict, in the scoreboard's order and symbols ("✓ 2 · ⚠ 1")
+        verdicts = " · ".join(f"{VERDICT_MARK.get(v, v).split()[0]} {counts[v]}"
+                              for v in [*VERDICT_MARK, *sorted(set(counts) - set(VERDICT_MARK))]
+                              if v in counts) or "none"
         time = _fmt_duration(r.get("seconds"))
+        params = r.get("parameters") or {}
+        extra = []
         if len(r.get("attempt_seconds") or []) > 1:
-            time += f" ({len(r['attempt_seconds'])} attempts, resumed)"
+            extra.append(f"{len(r['attempt_seconds'])} attempts, resumed")
+        if params.get("N_JOBS"):
+            extra.append(f"{params['N_JOBS']} workers")
         # the checkpoint folder is a path on the machine that ran it: where, not how
-        shown = {k: v for k, v in (r.get("parameters") or {}).items() if k != "CHECKPOINT"}
-        if shown:
-            time += " with " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items()))
-        if (r.get("parameters") or {}).get("CHECKPOINT"):
-            time += " (resumable, with a checkpoint folder)"
-        rows.append([f"`{r['notebook']}`", r.get("seed"), time,
+        shown = {k: v for k, v in params.items() if k not in ("CHECKPOINT", "N_JOBS")}
+        extra += [f"{k}={v}" for k, v in sorted(shown.items())]
+        if extra:
+            time += f" ({', '.join(extra)})"
+        rows.append([_chapter_link(r["notebook"]), r.get("seed"), time,
                      r.get("date"), f"`{r.get('commit')}`", state, verdicts])
     parts.append(_table(["notebook", "seed", "time", "date", "commit", "state",
                          "claims (verdicts)"], rows))
@@ -367,7 +379,7 @@ def status(records: list[dict], recorded: list[dict] | None = None,
     rows = []
     for r in sorted(records, key=lambda r: r["notebook"]):
         v = r.get("versions", {})
-        rows.append([f"`{r['notebook']}`", r.get("mode"), r.get("seed"),
+        rows.append([_chapter_link(r["notebook"]), r.get("mode"), r.get("seed"),
                      f"{float(r.get('seconds', 0)):.1f} s", r.get("date"),
                      "yes" if r.get("results_written") else "no"]
                     + [v.get(p) for p in varying])
@@ -376,7 +388,8 @@ def status(records: list[dict], recorded: list[dict] | None = None,
             f"{p} {shared[p]}" for p in packages if p in shared) + ".", ""]
     parts.append(_table(["notebook", "mode", "seed", "time", "date", "results saved"]
                         + varying, rows))
-    parts += ["", f"Total execution time: {total:.1f} s over {len(records)} notebook(s)."]
+    parts += ["", f"{len(records)} notebook{'s' if len(records) != 1 else ''}, "
+              f"{_fmt_duration(total)} of execution in all."]
     parts += full_runs(recorded or []) + bench_reports(reports or [])
     return "\n".join(parts) + "\n"
 

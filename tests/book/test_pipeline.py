@@ -252,10 +252,10 @@ def test_scoreboard_shows_both_scales_and_counts_current_records_in_the_headline
         {"name": "b", "what": "log-log slope", "ours_s": 0.573, "slope": 0.573,
          "peer": "goal slope", "peer_s": 1.2, "ratio": 0.478, "goal": "slope <= 1.2",
          "goal_met": True}]}])
-    assert "| 0.573 |" in slope and "| 1.2 |" in slope and " ms" not in slope
+    assert "| 0.573 |" in slope and "goal slope<br>1.2 |" in slope and " ms" not in slope
     st = generate_pages.status([{"notebook": "a/b", "mode": "quick", "seed": 0,
                                  "seconds": 1.5, "date": "d", "versions": {"numpy": "2"}}])
-    assert "`a/b`" in st and "1.5 s" in st
+    assert ">a/<wbr>b</a>" in st and "1.5 s" in st and "1 notebook, 2 s of execution" in st
     assert "Every notebook ran with " in st and "numpy 2" in st  # shared versions once
     two = generate_pages.status([{"notebook": n, "mode": "quick", "seed": 0, "seconds": 1.0,
                                   "date": "d", "versions": {"numpy": v, "scipy": "1"}}
@@ -284,8 +284,8 @@ def test_a_recorded_full_run_keeps_results_tables_and_provenance(tmp_path):
     assert rec["mode"] == "full" and rec["seconds"] == 5400.0 and rec["commit"] == "abc1234"
     assert rec["results"]["numbers"] == {"x": 1.0} and rec["tables"] == {"t": [{"a": 1}]}
     st = generate_pages.status([], [rec])
-    assert "## Recorded full-mode runs" in st and "`p/nb`" in st and "1.5 min" not in st
-    assert "90.0 min" in st and "`abc1234`" in st and "1 differs, 1 matches" in st
+    assert "## Recorded full-mode runs" in st and ">p/<wbr>nb</a>" in st and "1.5 min" not in st
+    assert "90.0 min" in st and "`abc1234`" in st and "✓ 1 · ⚠ 1" in st
     assert "None recorded yet." in generate_pages.status([], [])
 
 
@@ -295,10 +295,10 @@ def test_a_resumed_full_run_records_the_time_of_every_attempt(tmp_path):
     assert rec["seconds"] == 9000.5 and rec["seconds_last_attempt"] == 5400.0
     assert rec["attempt_seconds"] == [3600.0, 5400.5] and rec["parameters"] == {}
     rec["parameters"] = {"N_JOBS": 2}
-    assert "2.50 h (2 attempts, resumed) with N_JOBS=2" in generate_pages.status([], [rec])
-    rec["parameters"] = {"N_JOBS": 2, "CHECKPOINT": "/tmp/some/machine/path"}
+    assert "2.50 h (2 attempts, resumed, 2 workers)" in generate_pages.status([], [rec])
+    rec["parameters"] = {"N_JOBS": 2, "CHECKPOINT": "/tmp/some/machine/path", "RUNS": 5}
     page = generate_pages.status([], [rec])
-    assert "with N_JOBS=2 (resumable, with a checkpoint folder)" in page and "/tmp" not in page
+    assert "2.50 h (2 attempts, resumed, 2 workers, RUNS=5)" in page and "/tmp" not in page
     with pytest.raises(ValueError, match="shorter"):
         record_full_run.gather(build, "p/nb", "abc", [9000.0, 60.0], root=tmp_path)
     with pytest.raises(ValueError, match=">= 0"):
