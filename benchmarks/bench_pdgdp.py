@@ -51,12 +51,17 @@ def bench_region(n: int, seed: int = 0) -> list[dict]:
     common = dict(n=n, n_points=len(pts), n_free=R.n_free, max_objective_gap=gap,
                   max_alpha_gap_to_warm=gap_a)
     return [
-        ratio_row("region_vs_cold_qp", f"alpha*(u) and V(u) at 5 points inside one critical "
-                  f"region, yeast n={n}, RBF kernel", t_closed, "qp.solve_qp (cold)", t_cold,
-                  goal=">= 20x faster", goal_ratio=20, higher_is_better=True, **common),
-        ratio_row("region_vs_warm_qp", "the same, against the warm-started active set",
-                  t_closed, "qp.solve_qp (warm start)", t_warm, goal=">= 20x faster",
-                  goal_ratio=20, higher_is_better=True, **common),
+        ratio_row("closed form in a critical region vs the dual QP solved from scratch",
+                  f"α*(u) and V(u) at {len(pts)} points inside one critical region, yeast, "
+                  f"n = {n}, RBF kernel", t_closed,
+                  "`solve_svm_dual` (active-set QP), cold start", t_cold,
+                  goal="ratio ≤ 0.05 (20× faster)", goal_ratio=20, higher_is_better=True,
+                  **common),
+        ratio_row("closed form in a critical region vs the warm-started dual QP",
+                  "the same points, against the QP started from the region's active set",
+                  t_closed, "`solve_svm_dual` (active-set QP), warm start", t_warm,
+                  goal="ratio ≤ 0.05 (20× faster)", goal_ratio=20, higher_is_better=True,
+                  **common),
     ]
 
 
@@ -76,9 +81,10 @@ def bench_training(n_train: int | None, n_steps: int, seed: int = 0) -> list[dic
     acc = {m: float(np.mean(r.predict(Xs[te]) == y[te])) for m, r in res.items()}
     p, c = res["pdgdp"], res["cccp"]
     return [ratio_row(
-        "pdgdp_vs_cccp_training", f"latent SVM on yeast, M=8, {len(tr)} training points, "
-        f"PDGDP {n_steps} steps", p.time, "CCCP (cvxpy/CLARABEL subproblems)", c.time,
-        goal="reported (paper: PDGDP slower, objective 45% lower)",
+        "latent-SVM training: PDGDP vs CCCP", f"latent SVM on yeast, M = 8 components, "
+        f"{len(tr)} training points, PDGDP {n_steps} steps", p.time,
+        "CCCP (subproblems solved by cvxpy with Clarabel)", c.time,
+        goal="none (the paper reports PDGDP slower, ratio > 1, with a 45% lower objective)",
         objective_pdgdp=p.objective, objective_cccp=c.objective,
         objective_rel_diff=(p.objective - c.objective) / c.objective,
         test_accuracy_pdgdp=acc["pdgdp"], test_accuracy_cccp=acc["cccp"],
@@ -92,8 +98,9 @@ def main() -> None:
     rows += bench_training(300 if args.quick else None, 50 if args.quick else 300)
     write_report(args.out, suite="pdgdp", title="PDGDP: critical-region evaluation and "
                  "latent-SVM training", results=rows, quick=bool(args.quick),
-                 notes="Ratios in one run on a shared machine; best of several runs for the "
-                       "region benchmark, one run for training (each run minutes long).")
+                 notes="Both sides of each ratio are timed in the same run on a shared "
+                       "machine: the best of several runs for the critical-region rows, a "
+                       "single run for training (a run takes minutes).")
 
 
 if __name__ == "__main__":
