@@ -88,7 +88,7 @@ def write_report(out: Path, *, suite: str, title: str, results: list[dict],
     tmp.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     os.replace(tmp, out)
     for r in results:
-        met = {True: "met", False: "MISSED", None: "-"}[r.get("goal_met")]
+        met = {True: "met", False: "not met", None: "-"}[r.get("goal_met")]
         print(f"  {r['name']:<40s} ours {r['ours_s']:9.4f} s  {r['peer']:<28s} "
               f"{r['peer_s']:9.4f} s  ratio {r['ratio']:7.3g}  goal {r.get('goal', '')} {met}")
     return report
