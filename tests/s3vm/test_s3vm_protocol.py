@@ -28,3 +28,12 @@ def test_timing_study_rejects_a_non_positive_repeat(bad):
     X, y = _data()
     with pytest.raises(ValueError, match="repeat"):
         proto.timing_study(X, y, 0, steps=(1,), candidates=(1,), repeat=bad)
+
+
+def test_timing_study_cpu_clock_gives_the_same_rows():
+    X, y = _data()
+    rows = proto.timing_study(X, y, 0, steps=(1,), candidates=(1,), repeat=1, clock="cpu")
+    assert [r["method"] for r in rows] == ["annealing", "CCCP", "S3VM path"]
+    assert all(isinstance(r["time"], float) and r["time"] >= 0 for r in rows)
+    with pytest.raises(ValueError, match="clock"):
+        proto.timing_study(X, y, 0, steps=(1,), candidates=(1,), clock="gpu")
