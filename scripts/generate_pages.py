@@ -153,7 +153,7 @@ def _claims_table(rows: list[dict], full: dict, headline) -> str:
     return ('<table class="table sb-claims"><colgroup><col class="sb-c-claim">'
             '<col class="sb-c-paper"><col class="sb-c-ours"><col class="sb-c-ours">'
             '<col class="sb-c-verdict"><col class="sb-c-where"></colgroup><thead><tr>'
-            "<th>claim</th><th>paper</th><th>this build</th><th>paper scale</th>"
+            "<th>claim</th><th>paper</th><th>this build (quick)</th><th>full mode</th>"
             "<th>verdict</th><th>checked in</th></tr></thead><tbody>"
             + "".join(body) + "</tbody></table>")
 
@@ -175,16 +175,16 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
     # claim tables get its width)
     parts = [*WIDE_PAGE, "(scoreboard)=", "# Reproduction scoreboard", "",
              "Each claim that a chapter checks, with the paper's value, our value in this "
-             "build (quick mode, small problems) and at paper scale (the chapter's recorded "
-             "full-mode run; *current* while its notebook, code, data, dependencies and "
-             "parameters are unchanged, see {ref}`status`), and a verdict. The rows are "
-             "written by the notebooks when they run; nothing here is typed in by hand. The "
-             "verdicts: *matches* (the measurement meets the criterion the chapter fixes "
-             "before the run), *differs* (it misses the criterion), *contradicted* (the "
-             "measurement goes against the claim itself) and *not run* (the experiment is not "
-             "part of the book). Long values show their first words (click to read on), and every "
-             "verdict but *matches* has its reason folded under the claim (\"why\"). The "
-             "last column links to the cell that checks the claim.", ""]
+             "build (quick mode: small problems) and in the chapter's recorded full-mode run "
+             "(the papers' scale wherever the paper reports an experiment; *current* while its "
+             "notebook, code, data, dependencies and parameters are unchanged, see "
+             "{ref}`status`), and a verdict. The rows are written by the notebooks when they "
+             "run; nothing here is typed in by hand. The verdicts: *matches* (the measurement "
+             "meets the criterion the chapter states), *differs* (it misses the criterion), "
+             "*contradicted* (the measurement goes against the claim itself) and *not run* "
+             "(the experiment is not part of the book). Long values show their first words "
+             "(click to read on); the rule behind each verdict is folded under its claim "
+             "(\"why\"), and the last column links to the cell that checks the claim.", ""]
     if not claims:
         parts.append("No claims were recorded in this build yet.")
         return "\n".join(parts) + "\n"
@@ -216,8 +216,8 @@ def scoreboard(results: list[dict], records: list[dict] | None = None,
     counts = {v: sum(c["verdict"] == v for c in papers) for v in VERDICT_MARK}
     parts += ["## Summary", "",
               _table(["part", "claims"] + [VERDICT_MARK[v] for v in VERDICT_MARK], table), "",
-              f"The counts use the paper-scale verdict for the {n_current} of {len(papers)} "
-              "claims of the papers whose chapter has a current paper-scale record, and this "
+              f"The counts use the full-mode verdict for the {n_current} of {len(papers)} "
+              "claims of the papers whose chapter has a current full-mode record, and this "
               "build's verdict for the others. This build alone gives "
               + ", ".join(f"{counts[v]} {v}" for v in VERDICT_MARK) + "."]
     if background:
@@ -296,7 +296,7 @@ def full_runs(records: list[dict]) -> list[str]:
     parts = ["", "## Recorded full-mode runs", "",
              "A full-mode run reproduces a chapter at the papers' scale and can take hours, so "
              "the default build does not redo it: the runs were made separately and recorded, "
-             "and the chapters show their numbers in the *paper scale* rows of the verdict "
+             "and the chapters show their numbers in the *full mode* rows of the verdict "
              "boxes. Date and code version of each record are listed here. A record is "
              "*current* when the notebook's code, every `pathlib_core` module it imports, the "
              "data registry, the pinned dependencies and the parameters are those it was made "

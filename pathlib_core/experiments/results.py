@@ -202,7 +202,7 @@ class Results:
             rec = self._recorded(c.id)
             row = {"claim": c.text, "this run": c.verdict}
             if self.mode == "quick":
-                row["paper scale"] = (("" if not rec else rec.get("verdict", "")
+                row["full mode"] = (("" if not rec else rec.get("verdict", "")
                                        + (" (stale record)" if rec.get("stale") else ""))
                                       or "no record")
             rows.append(row)
@@ -252,15 +252,15 @@ class VerdictBox:
 
     def _rows(self) -> list[tuple[str, str, str]]:
         c = self.claim
-        scale = "this build (reduced scale)" if self.mode == "quick" else "paper scale"
+        scale = "this build (quick mode)" if self.mode == "quick" else "full mode"
         rows = [("paper", c.paper_value, ""), (scale, c.ours, c.verdict)]
         if self.recorded is not None:
             stale = " (stale: the code changed since)" if self.recorded.get("stale") else ""
-            rows.append((f"paper scale (recorded run){stale}",
+            rows.append((f"full mode (recorded run){stale}",
                          str(self.recorded.get("ours", "")),
                          str(self.recorded.get("verdict", ""))))
         elif self.mode == "quick":
-            rows.append(("paper scale (recorded run)", "no record of this claim", ""))
+            rows.append(("full mode (recorded run)", "no record of this claim", ""))
         return rows
 
     def __repr__(self) -> str:
