@@ -108,7 +108,7 @@ def reproduction_experiments(mode: str = "quick") -> list[dict]:
         # Lasso (Table 2 / 3): alpha = 0.01 on standardized features
         e("lasso diabetes", "lasso", "diabetes", "diabetes (Figure 2)", n=(300, None),
           alpha=0.01),
-        e("lasso compactiv", "lasso", "compactiv", "ailerons, elevators", alpha=0.01),
+        e("lasso compactiv", "lasso", "compactiv", "ailerons, elevator", alpha=0.01),
         e("lasso diabetes, mixture", "lasso", "diabetes", "diabetes (Figure 2)",
           reg="mixture", mixture=0.5, n=(300, None), alpha=0.01),
         # logistic regression (Table 5 / 6): C = 1
