@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 
+from ..core.exceptions import PathFollowingError
 from ..core.kernels import rbf_kernel
 from .baselines import annealing_tsvm, cccp_tsvm, supervised_svm
 from .path import conditional_solution, s3vm_objective, s3vm_path, select_C_unlabeled
@@ -126,7 +127,12 @@ def run_split(X, y, random_state, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,)
         keys ``method``, ``seed``, ``val_err``, ``trans_err``, ``test_err`` (error rates in
         [0, 1]; a decision value ``f >= 0`` predicts ``+1``), the selected ``C``, ``gamma``
         and ``C_unlabeled`` (0.0 for the SVM), ``time`` (seconds of training over the whole
-        grid) and the sizes ``n_train`` and ``n_lab``.
+        grid), the sizes ``n_train`` and ``n_lab``, and ``path_failures``: the number of
+        ``(C, gamma)`` cells of the grid where the S3VM path could not be followed
+        (:class:`~pathlib_core.core.exceptions.PathFollowingError`, e.g. a kernel matrix so
+        ill-conditioned that the path is not determined). The path's model selection uses
+        the other cells; if every cell fails, its row has ``nan`` errors and ``C``. The other
+        methods' rows have ``path_failures = 0``.
 
     Raises
     ------
@@ -138,6 +144,7 @@ def run_split(X, y, random_state, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,)
     d = X.shape[1]
     best = {}
     times = {m: 0.0 for m in ("SVM", "annealing", "CCCP", "S3VM path")}
+    path_failures = 0
 
     def offer(method, verr, key, fpair):
         if method not in best or verr < best[method][0]:
@@ -171,17 +178,31 @@ def run_split(X, y, random_state, *, Cs=(1, 10, 100, 1000), gamma_factors=(1.0,)
                 offer("CCCP", _err(r.decision_function(Kv), y[val]), (C, gamma, cu),
                       fpair(r.coef, r.intercept))
             t0 = time.perf_counter()
-            p = s3vm_path(K, ytr, C=C, C_unlabeled_max=C)
+            try:
+                p = s3vm_path(K, ytr, C=C, C_unlabeled_max=C)
+            except PathFollowingError:
+                # (counted and reported by the rows; the other cells select the model)
+                times["S3VM path"] += time.perf_counter() - t0
+                path_failures += 1
+                continue
             times["S3VM path"] += time.perf_counter() - t0
             cu, verr = select_C_unlabeled(p, Kv, y[val])
             rec = p.at(cu)
             offer("S3VM path", verr, (C, gamma, cu), fpair(rec.coef, rec.intercept))
     rows = []
-    for m, (verr, (C, gamma, cu), (fu, ft)) in best.items():
+    for m in times:
+        if m not in best:  # the path failed on every cell of the grid
+            rows.append(dict(method=m, seed=int(random_state), val_err=np.nan,
+                             trans_err=np.nan, test_err=np.nan, C=np.nan, gamma=np.nan,
+                             C_unlabeled=np.nan, time=times[m], n_train=len(tr),
+                             n_lab=len(lab), path_failures=path_failures))
+            continue
+        verr, (C, gamma, cu), (fu, ft) = best[m]
         rows.append(dict(method=m, seed=int(random_state), val_err=verr,
                          trans_err=_err(fu, y[unl]),
                          test_err=_err(ft, y[test]), C=C, gamma=gamma, C_unlabeled=cu,
-                         time=times[m], n_train=len(tr), n_lab=len(lab)))
+                         time=times[m], n_train=len(tr), n_lab=len(lab),
+                         path_failures=path_failures if m == "S3VM path" else 0))
     return rows
 
 

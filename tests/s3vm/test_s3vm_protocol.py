@@ -37,3 +37,36 @@ def test_timing_study_cpu_clock_gives_the_same_rows():
     assert all(isinstance(r["time"], float) and r["time"] >= 0 for r in rows)
     with pytest.raises(ValueError, match="clock"):
         proto.timing_study(X, y, 0, steps=(1,), candidates=(1,), clock="gpu")
+
+
+def test_run_split_counts_path_failures_and_selects_on_the_other_cells(monkeypatch):
+    from pathlib_core.core.exceptions import HomotopyError
+
+    X, y = _data()
+    clean = proto.run_split(X, y, 0, Cs=(1, 10))
+    assert [r["method"] for r in clean] == ["SVM", "annealing", "CCCP", "S3VM path"]
+    assert all(r["path_failures"] == 0 for r in clean)
+    real = proto.s3vm_path
+
+    def fails_at_10(K, y, *, C, **kw):
+        if C == 10:
+            raise HomotopyError("ill-conditioned (test)")
+        return real(K, y, C=C, **kw)
+
+    monkeypatch.setattr(proto, "s3vm_path", fails_at_10)
+    rows = {r["method"]: r for r in proto.run_split(X, y, 0, Cs=(1, 10))}
+    assert rows["S3VM path"]["path_failures"] == 1 and rows["S3VM path"]["C"] == 1
+    assert np.isfinite(rows["S3VM path"]["test_err"])
+    # the other methods are untouched by the path's failure
+    for m in ("SVM", "annealing", "CCCP"):
+        same = next(r for r in clean if r["method"] == m)
+        assert rows[m]["test_err"] == same["test_err"] and rows[m]["path_failures"] == 0
+
+    def always_fails(K, y, **kw):
+        raise HomotopyError("ill-conditioned (test)")
+
+    monkeypatch.setattr(proto, "s3vm_path", always_fails)
+    rows = {r["method"]: r for r in proto.run_split(X, y, 0, Cs=(1, 10))}
+    path = rows["S3VM path"]
+    assert path["path_failures"] == 2 and np.isnan(path["test_err"]) and np.isnan(path["C"])
+    assert np.isfinite(rows["SVM"]["test_err"])
