@@ -11,7 +11,9 @@ driver path so that nothing is downloaded). A page fails when
 - the browser console reports an error (``SEVERE`` log entries), e.g. a missing script or
   font, or a request that left the machine;
 - MathJax did not typeset it: raw TeX delimiters (``$$``, ``\\[``, ``\\(``, ``\\begin{``)
-  remain in the visible text, or MathJax failed to start;
+  remain in the visible text, a TeX command (``\\lvert``, ``\\frac``, ...) stands in the
+  prose outside code (a formula Markdown broke apart, e.g. by a line starting with "+ "),
+  or MathJax failed to start;
 - an image is broken (``naturalWidth == 0``);
 - an image in the page's text has no meaningful alt text (none, empty, or a file name, which
   is what Sphinx writes when a figure has no ``alt`` option);
@@ -39,6 +41,8 @@ from pathlib import Path
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 DRIVER_CANDIDATES = ("/usr/bin/chromedriver",)
 RAW_TEX = re.compile(r"(\$\$|\\\[|\\\(|\\begin\{)")
+#: a TeX command left in prose (code and typeset math excluded)
+TEX_COMMAND = re.compile(r"\\[A-Za-z]{2,}")
 
 
 def _find(cands, name):
@@ -116,6 +120,19 @@ return Array.from(m.querySelectorAll('img')).filter(i => {
 }).map(i => i.getAttribute('src'));
 """
 
+# the page's prose: text outside code, typeset math, scripts and styles
+_PROSE = """
+const m = document.querySelector('main') || document.body;
+const skip = 'pre, code, mjx-container, script, style, .highlight, .MathJax';
+const walker = document.createTreeWalker(m, NodeFilter.SHOW_TEXT);
+const out = [];
+while (walker.nextNode()) {
+  const n = walker.currentNode;
+  if (n.parentElement && !n.parentElement.closest(skip)) out.push(n.textContent);
+}
+return out.join(' ');
+"""
+
 # code and output blocks whose content is wider than the block (cut off at the right edge)
 _WIDE_BLOCKS = """
 const m = document.querySelector('main') || document.body;
@@ -176,6 +193,12 @@ def check_page(driver, base: str, rel: str, shots: Path, root: Path | None = Non
     if raw:
         snippet = (text or "")[max(0, (text or "").find(raw[0]) - 40):][:120]
         problems.append(f"raw TeX not typeset ({len(raw)} delimiter(s)), e.g. {snippet!r}")
+    prose = driver.execute_script(_PROSE) or ""
+    commands = TEX_COMMAND.findall(prose)
+    if commands:
+        at = prose.find(commands[0])
+        problems.append(f"TeX command(s) in the prose, not typeset: {sorted(set(commands))[:5]}"
+                        f", e.g. {prose[max(0, at - 40):at + 40]!r}")
     broken = driver.execute_script(
         "return Array.from(document.images).filter(i => i.complete && i.naturalWidth === 0)"
         ".map(i => i.src);")

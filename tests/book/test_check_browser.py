@@ -21,6 +21,10 @@ def test_raw_tex_pattern():
     assert check_browser.RAW_TEX.search(r"$$ a $$")
     assert check_browser.RAW_TEX.search(r"\begin{align} x \end{align}")
     assert not check_browser.RAW_TEX.search("a price of $5 and 10% off")
+    # a formula that Markdown broke apart leaves its commands in the prose
+    assert check_browser.TEX_COMMAND.findall(r"• \lvert X\rvert \lvert w\rvert)/n$") == [
+        r"\lvert", r"\rvert", r"\lvert", r"\rvert"]
+    assert not check_browser.TEX_COMMAND.search(r"a path C:\ or a single \n escape")
 
 
 def test_pages_skip_assets(tmp_path):
