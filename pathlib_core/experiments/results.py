@@ -252,15 +252,15 @@ class VerdictBox:
 
     def _rows(self) -> list[tuple[str, str, str]]:
         c = self.claim
-        scale = "this build (quick mode)" if self.mode == "quick" else "full mode"
+        scale = "this run (quick mode)" if self.mode == "quick" else "this run (full mode)"
         rows = [("paper", c.paper_value, ""), (scale, c.ours, c.verdict)]
         if self.recorded is not None:
             stale = " (stale: the code changed since)" if self.recorded.get("stale") else ""
-            rows.append((f"full mode (recorded run){stale}",
+            rows.append((f"full-mode run (recorded){stale}",
                          str(self.recorded.get("ours", "")),
                          str(self.recorded.get("verdict", ""))))
         elif self.mode == "quick":
-            rows.append(("full mode (recorded run)", "no record of this claim", ""))
+            rows.append(("full-mode run (recorded)", "no record of this claim", ""))
         return rows
 
     def __repr__(self) -> str:
@@ -316,7 +316,7 @@ class PaperScaleRecord(dict):
         state = ("current: the notebook, the package code it uses, the data and the "
                  "parameters are those of this build" if self.current else
                  "stale: " + _what_changed(self.stale) + " since it was recorded")
-        text = (f"Paper-scale record: seed {self.get('seed')}, "
+        text = (f"Full-mode run: seed {self.get('seed')}, "
                 f"{self.get('seconds', 0) / 60:.1f} min wall time with {jobs} worker "
                 f"process{'es' if jobs != 1 else ''}; {state}.")
         return text if width is None else textwrap.fill(text, width)

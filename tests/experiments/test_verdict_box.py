@@ -26,7 +26,7 @@ def test_box_shows_paper_this_run_the_record_and_the_reason_escaped():
     assert 'id="claim-s3vm-demo-claim"' in page  # the scoreboard links here
     text = repr(box)
     assert text.splitlines()[0] == "[differs] Table 2: the path <wins>"
-    assert "full mode (recorded run): 4/10 data sets  (matches)" in text
+    assert "full-mode run (recorded): 4/10 data sets  (matches)" in text
 
 
 def test_box_without_a_record_says_so_and_full_mode_shows_no_record_row():
@@ -34,7 +34,7 @@ def test_box_without_a_record_says_so_and_full_mode_shows_no_record_row():
     c = _claim(res, verdict="matches")
     assert "no record of this claim" in repr(VerdictBox(c, "quick", None))
     full = repr(VerdictBox(c, "full", None))
-    assert "recorded run" not in full and "full mode: 1/3 data sets" in full
+    assert "recorded run" not in full and "this run (full mode): 1/3 data sets" in full
 
 
 def test_claim_reads_its_own_notebooks_record(tmp_path, monkeypatch):
