@@ -13,7 +13,7 @@ _HEADER = """\
 
 # Offline data
 
-Every dataset used by the book is read from a raw file shipped inside an installed pip
+Every data set registered for the book is read from a raw file shipped inside an installed pip
 package; nothing is downloaded during a build. The registry,
 `pathlib_core/datasets/registry.json` (shipped with the package), is the single source of
 truth: for each dataset it records the source package, the raw file's path inside it and

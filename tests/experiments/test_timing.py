@@ -46,7 +46,7 @@ def test_threads_bounds_the_blas_pools_while_timing():
 @pytest.mark.parametrize("kwargs, name", [
     (dict(repeat=0), "repeat"), (dict(repeat=1.5), "repeat"),
     (dict(min_time=-1.0), "min_time"), (dict(min_time=float("nan")), "min_time"),
-    (dict(threads=0), "threads"),
+    (dict(threads=0), "threads"), (dict(clock="gpu"), "clock"),
 ])
 def test_bad_arguments_name_themselves(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -56,3 +56,11 @@ def test_bad_arguments_name_themselves(kwargs, name):
 def test_fn_must_be_callable():
     with pytest.raises(ValueError, match="fn"):
         best_time(3)
+
+
+def test_cpu_clock_does_not_count_sleeping():
+    import time
+
+    t_wall, _ = best_time(lambda: time.sleep(0.05), repeat=1)
+    t_cpu, _ = best_time(lambda: time.sleep(0.05), repeat=1, clock="cpu")
+    assert t_wall >= 0.05 and t_cpu < 0.02
