@@ -188,9 +188,10 @@ def optimize_conformal(K0, y, K1, *, D: float = 1e-3) -> ConformalSolution:
     K1 : array_like of shape (n, n_ec + 1)
         :func:`pathlib_core.core.kernels.conformal_basis` at the training points (eq. (34)).
     D : float
-        Ridge on ``W0`` (> 0). If ``Q`` is still not numerically positive definite (e.g.
-        duplicated cores), ``D`` is raised by factors of 10 until the Cholesky factorization
-        succeeds; ``ridge_raised`` reports it.
+        Ridge on ``W0`` (> 0). ``Q`` always carries a jitter of ``1e-12 * trace(Q)`` on its
+        diagonal, which keeps it definite when ``K1'K1`` is singular (duplicated cores make
+        it singular for every ``D``). If the Cholesky factorization still fails, ``D`` is
+        raised by factors of 10 until it succeeds; ``ridge_raised`` reports it.
 
     Returns
     -------
