@@ -22,6 +22,7 @@ import platform
 import subprocess
 from pathlib import Path
 
+from pathlib_core.core.threads import blas_kernels
 from pathlib_core.experiments.timing import best_time  # the chapters' timer too
 
 __all__ = ["best_time", "parse_args", "ratio_row", "write_report"]
@@ -61,7 +62,8 @@ def _commit() -> str:
 
 
 def _machine() -> str:
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"BLAS {blas_kernels()}")
 
 
 def parse_args(description: str, *, peer_gaga: bool = False) -> argparse.Namespace:

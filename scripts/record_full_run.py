@@ -38,6 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import provenance  # noqa: E402
 
+from pathlib_core.core.threads import blas_kernels  # noqa: E402
+
 
 def gather(build_dir: Path, notebook: str, commit: str | None,
            attempt_seconds: list[float] | None = None, root: Path = provenance.ROOT) -> dict:
@@ -81,6 +83,7 @@ def gather(build_dir: Path, notebook: str, commit: str | None,
         "commit": commit,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
                    f"{platform.python_version()}"
+                   f", BLAS {blas_kernels()}"
                    + (", runs on a Dask cluster" if os.environ.get("DASK_SCHEDULER") else ""),
         "results": json.loads(results_file.read_text(encoding="utf-8")),
         "tables": tables,

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["single_blas_thread", "blas_controller"]
+__all__ = ["single_blas_thread", "blas_controller", "blas_kernels"]
 
 F = TypeVar("F", bound=Callable)
 _controller = None
@@ -34,6 +34,21 @@ def blas_controller():
 
         _controller = ThreadpoolController()
     return _controller
+
+
+def blas_kernels() -> str:
+    """The loaded BLAS libraries and the CPU kernels they use, e.g. ``'openblas Haswell'``.
+
+    OpenBLAS picks its kernels by CPU unless ``OPENBLAS_CORETYPE`` names them; the kernels'
+    rounding differs, so records of a run name them beside the machine.
+    """
+    seen = []
+    for info in blas_controller().info():
+        if info.get("user_api") == "blas":
+            item = f"{info.get('internal_api')} {info.get('architecture') or ''}".strip()
+            if item not in seen:
+                seen.append(item)
+    return ", ".join(seen) or "unknown"
 
 
 def single_blas_thread(func: F) -> F:
