@@ -33,6 +33,8 @@ def test_pinned_openblas_kernels_are_in_use():
     # make and CI export OPENBLAS_CORETYPE=Haswell; OpenBLAS must honour it, else the
     # regression cases on ill-conditioned kernels depend on the CPU's own kernels
     wanted = os.environ["OPENBLAS_CORETYPE"].lower()
-    for info in blas_controller().info():
-        if info.get("internal_api") == "openblas":
-            assert (info.get("architecture") or "").lower() == wanted
+    found = [(info.get("architecture") or "").lower() for info in blas_controller().info()
+             if info.get("internal_api") == "openblas"]
+    if not found:
+        pytest.skip("no OpenBLAS loaded (the pin concerns OpenBLAS only)")
+    assert found == [wanted] * len(found)
